@@ -1,0 +1,1 @@
+"""Content-addressed artifacts and governed downloads."""

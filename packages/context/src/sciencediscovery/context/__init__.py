@@ -1,0 +1,1 @@
+"""Dynamic context assembly: contributors, budgets, token estimation, compaction, windows, validation, traces, context plans."""

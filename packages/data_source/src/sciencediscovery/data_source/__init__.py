@@ -1,0 +1,1 @@
+"""MCP servers as deferred tools, governed web access, source catalog."""

@@ -1,0 +1,5 @@
+"""Entry-point plugin of sciencediscovery-data-source: registers its contributions with the plugin host."""
+
+from sciencediscovery.runtime_core import hookimpl
+
+__all__ = ["hookimpl"]

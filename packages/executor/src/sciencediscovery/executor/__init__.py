@@ -1,0 +1,1 @@
+"""Sandboxed scientific code execution and reproducible environment records."""

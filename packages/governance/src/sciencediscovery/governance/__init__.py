@@ -1,0 +1,1 @@
+"""Permission epochs, rules, grants and the permission-decision queue."""

@@ -1,0 +1,1 @@
+"""Memory graph, observation sink and memory context contributor."""

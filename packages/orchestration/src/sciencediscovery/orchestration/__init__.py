@@ -1,0 +1,1 @@
+"""Run profiles, RunContract, Skills, Plans, subagents and the reviewer."""

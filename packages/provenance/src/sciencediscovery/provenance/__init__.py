@@ -1,0 +1,1 @@
+"""Provenance records, claims and evidence, review checkpoints, PROV export."""

@@ -1,0 +1,1 @@
+"""Built-in specialist definitions and the subagent lifecycle."""

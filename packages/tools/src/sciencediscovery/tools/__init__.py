@@ -1,0 +1,1 @@
+"""Tool registry, deferred discovery, governed dispatcher, sanitization, error and loop policy."""

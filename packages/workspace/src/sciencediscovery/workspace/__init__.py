@@ -1,0 +1,1 @@
+"""Workspace mounts and file tools."""

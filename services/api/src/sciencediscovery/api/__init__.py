@@ -1,0 +1,1 @@
+"""ScienceDiscovery service: composition root, durable sessions, CLI and HTTP/SSE."""
