@@ -1,5 +1,14 @@
-"""Entry-point plugin of sciencediscovery-context: registers its contributions with the plugin host."""
+"""Entry-point plugin of sciencediscovery-context: makes the context hooks known to the plugin host."""
+
+from __future__ import annotations
+
+from typing import Any
 
 from sciencediscovery.runtime_core import hookimpl
 
-__all__ = ["hookimpl"]
+from . import hookspecs
+
+
+@hookimpl
+def add_hookspecs(plugin_manager: Any) -> None:
+    plugin_manager.add_hookspecs(hookspecs)
