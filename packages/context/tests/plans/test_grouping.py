@@ -57,7 +57,8 @@ def test_fixed_grouping_requires_complete_groups_starting_at_a_user_message() ->
 def test_split_recent_keeps_the_tail_unchanged_and_zero_keeps_nothing() -> None:
     history = [U("q1"), A("a1"), U("q2"), A("a2"), U("q3")]
     split = split_recent(history, 2)
-    assert split.old == (history[0], history[1]) and split.recent == tuple(history[2:])
+    assert split.old == (history[0], history[1])
+    assert split.recent == tuple(history[2:])
     assert (split.old_groups, split.recent_groups) == (1, 2)
     assert keep_last_groups(history, 0) == ()
     assert split_recent(history, 9).old == ()
