@@ -16,7 +16,7 @@ POLICY = NetworkPolicy(allow=["*.nih.gov", "example.org"], deny=["evil.nih.gov"]
         "https://ncbi.nlm.nih.gov/gene",
         "https://EXAMPLE.org./path",
         "http://example.org:8443/x",
-        "https://ｎｃｂｉ.nlm.nih.gov/",  # fullwidth letters normalise to the allowed host
+        "https://\uff4e\uff43\uff42\uff49.nlm.nih.gov/",  # fullwidth letters normalise to the allowed host
     ],
 )
 def test_allowed_urls(url: str) -> None:
@@ -28,8 +28,8 @@ def test_allowed_urls(url: str) -> None:
     [
         ("https://evil.nih.gov/", "deny rule"),
         ("https://EVIL.NIH.GOV./", "deny rule"),
-        ("https://ｅｖｉｌ.nih.gov/", "deny rule"),
-        ("https://evil。nih。gov/", "deny rule"),
+        ("https://\uff45\uff56\uff49\uff4c.nih.gov/", "deny rule"),  # fullwidth
+        ("https://evil\u3002nih\u3002gov/", "deny rule"),  # ideographic full stops
         ("https://nih.gov/", "default deny"),  # '*.nih.gov' covers subdomains only
         ("https://nih.gov.attacker.com/", "default deny"),
         ("https://example.org.attacker.com/", "default deny"),

@@ -39,7 +39,7 @@ _LABEL = re.compile(r"^(?!-)[a-z0-9_-]{1,63}(?<!-)$")
 _NUMERIC_V4 = re.compile(r"^[0-9a-fx.]+$")
 
 
-class NetworkDefault(str, enum.Enum):
+class NetworkDefault(enum.StrEnum):
     """What happens to a public host that no domain rule matches."""
 
     ALLOW = "allow"
@@ -120,7 +120,7 @@ def _domain_pattern(field: str, pattern: str) -> str:
     text = pattern.strip()
     wildcard = text.startswith("*.")
     body = text[2:] if wildcard else text
-    if "*" in body or "/" in body or ":" in body.strip("[]") and _parse_address(body.strip("[]")) is None:
+    if "*" in body or "/" in body or (":" in body.strip("[]") and _parse_address(body.strip("[]")) is None):
         raise NetworkPolicyError(field, pattern, "only a leading '*.' wildcard is supported")
     try:
         host = normalize_host(body)
@@ -206,7 +206,8 @@ class NetworkPolicy:
         except ValueError as error:
             return NetworkDecision(False, f"malformed URL: {error}")
         if parts.scheme.lower() not in self.schemes:
-            return NetworkDecision(False, f"scheme {parts.scheme!r} is not allowed (allowed: {', '.join(self.schemes)})")
+            allowed = ", ".join(self.schemes)
+            return NetworkDecision(False, f"scheme {parts.scheme!r} is not allowed (allowed: {allowed})")
         if not host:
             return NetworkDecision(False, "URL has no host")
         return self.check_host(host)
@@ -236,10 +237,7 @@ class NetworkPolicy:
 
     def check_address(self, address: str | IPAddress) -> NetworkDecision:
         """Check one resolved address: non-global addresses need an ``allowed_networks`` entry."""
-        try:
-            parsed = address if not isinstance(address, str) else _parse_address(address.strip("[]"))
-        except ValueError:
-            parsed = None
+        parsed = address if not isinstance(address, str) else _parse_address(address.strip("[]"))
         if parsed is None:
             return NetworkDecision(False, f"not an IP address: {address!r}")
         effective = _unwrap(parsed)
