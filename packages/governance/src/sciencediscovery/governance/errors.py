@@ -14,3 +14,61 @@ class NetworkPolicyError(GovernanceError, ValueError):
         self.field = field
         self.value = value
         super().__init__(f"network policy {field} {value!r}: {message}")
+
+
+class RuleError(GovernanceError, ValueError):
+    """A permission rule is malformed; the message names the rule and what is wrong with it."""
+
+    def __init__(self, rule: str, message: str, *, source: str = "") -> None:
+        self.rule = rule
+        self.source = source
+        where = f" (from {source})" if source else ""
+        super().__init__(f"permission rule {rule!r}{where}: {message}")
+
+
+class PermissionConfigError(GovernanceError, ValueError):
+    """The permission configuration is malformed; the message names the key, variable or file."""
+
+    def __init__(self, where: str, message: str) -> None:
+        self.where = where
+        super().__init__(f"{where}: {message}")
+
+
+class EpochError(GovernanceError, ValueError):
+    """A permission epoch field is invalid; the message names the field."""
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        super().__init__(f"permission epoch {field}: {message}")
+
+
+class StaleEpochError(GovernanceError):
+    """A decision or grant names an epoch that is no longer current."""
+
+    def __init__(self, request_id: str, epoch_id: str, current_epoch_id: str) -> None:
+        self.request_id = request_id
+        self.epoch_id = epoch_id
+        self.current_epoch_id = current_epoch_id
+        super().__init__(
+            f"permission request {request_id} belongs to epoch {epoch_id}; the current epoch is {current_epoch_id}"
+        )
+
+
+class UnknownRequestError(GovernanceError, KeyError):
+    """No pending permission request has this id."""
+
+    def __init__(self, request_id: str) -> None:
+        self.request_id = request_id
+        super().__init__(f"no permission request {request_id!r}")
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+class AlreadyResolvedError(GovernanceError):
+    """The permission request was already resolved; each request resolves exactly once."""
+
+    def __init__(self, request_id: str, outcome: str) -> None:
+        self.request_id = request_id
+        self.outcome = outcome
+        super().__init__(f"permission request {request_id} is already resolved ({outcome})")

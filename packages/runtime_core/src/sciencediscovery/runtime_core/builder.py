@@ -78,12 +78,17 @@ class RunHandle:
         return "waiting" if self._loop.waits.pending else "running"
 
     def cancel(self, reason: str = "the run was cancelled") -> None:
-        if not self._task.done():
+        if not self._task.done() and not self._loop.finished:
             self._loop.cancel_reason = reason
             self._task.cancel()
 
     async def result(self) -> RunResult:
+        """Wait for the terminal result (waiting does not cancel the run if the waiter is cancelled)."""
         return await asyncio.shield(self._task)
+
+    async def finished(self) -> None:
+        """Wait until the run has ended, whatever its status."""
+        await asyncio.wait([self._task])
 
 
 class Runtime:
@@ -109,5 +114,5 @@ class Runtime:
             return await handle.result()
         except asyncio.CancelledError:
             handle.cancel()
-            await asyncio.wait([handle._task])
+            await handle.finished()
             raise

@@ -77,3 +77,11 @@ class ConfigurationError(RuntimeCoreError, ValueError):
 
 class InvalidRunRequestError(RuntimeCoreError, ValueError):
     """A run was started with invalid parameters; the message names the field."""
+
+
+class DecodeError(RuntimeCoreError, ValueError):
+    """JSON data did not match the expected shape; ``problems`` lists each with its path."""
+
+    def __init__(self, problems: list[str]) -> None:
+        self.problems = problems
+        super().__init__("; ".join(problems))

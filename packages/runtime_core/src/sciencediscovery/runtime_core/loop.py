@@ -124,6 +124,10 @@ class AgentLoop:
             self._emit(RunFinished(**self._ids(), status=result.status.value, reason=result.reason, turns=result.turns))
         except Exception:  # noqa: BLE001 - the terminal result outranks a failing sink
             pass
+        try:
+            await asyncio.sleep(0)  # absorb a cancellation that arrived after the terminal state was reached
+        except asyncio.CancelledError:
+            pass
         return result
 
     async def _loop(self) -> _Terminal:

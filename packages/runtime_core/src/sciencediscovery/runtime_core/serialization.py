@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 import cattrs
 from cattrs.gen import make_dict_structure_fn
 
+from .errors import DecodeError
 from .events import RunEvent
 from .history import Message, ToolCall, ToolSpec
 from .model_io import ModelInput, ModelResponse, Usage
@@ -35,8 +36,19 @@ def to_json(value: Any) -> Any:
 
 
 def from_json(data: Any, cls: type[T]) -> T:
-    """Structure JSON data into ``cls``; unknown keys raise ``cattrs`` errors naming them."""
-    return converter.structure(data, cls)
+    """Structure JSON data into ``cls``.
+
+    Raises :class:`DecodeError` listing every problem with its path (unknown
+    keys, missing fields, wrong types).
+    """
+    try:
+        return converter.structure(data, cls)
+    except (cattrs.BaseValidationError, ValueError, TypeError, KeyError) as error:
+        if isinstance(error, cattrs.BaseValidationError):
+            problems = cattrs.transform_error(error, path=cls.__name__)
+        else:
+            problems = [f"{cls.__name__}: {error}"]
+        raise DecodeError(problems) from error
 
 
 def event_to_json(event: RunEvent) -> dict[str, Any]:
