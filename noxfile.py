@@ -84,7 +84,7 @@ def typecheck(session: nox.Session) -> None:
 def demo(session: nox.Session) -> None:
     """The main job: a scripted scientific run end to end."""
     _sync(session, "--all-packages")
-    session.run("python", "-m", "sciencediscovery.runtime_core.demo", *session.posargs, env=_env(session))
+    session.run("python", "examples/kernel_demo.py", *session.posargs, env=_env(session))
 
 
 @nox.session
