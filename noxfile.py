@@ -59,7 +59,12 @@ def architecture(session: nox.Session) -> None:
         # siblings share the `sciencediscovery` namespace, which deptry cannot split: they are checked above
         session.chdir(folder)
         session.run(
-            "deptry", ".", "--known-first-party", "sciencediscovery", "--per-rule-ignores", f"DEP002={siblings}",
+            "deptry",
+            ".",
+            "--known-first-party",
+            "sciencediscovery",
+            "--per-rule-ignores",
+            f"DEP002={siblings}",
             env=_env(session),
         )
     session.chdir(ROOT)

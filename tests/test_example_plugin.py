@@ -33,7 +33,11 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def uv_pip(venv: Path, *args: str) -> None:
-    subprocess.run([shutil.which("uv") or "uv", "pip", *args, "--quiet", "--python", str(venv / "bin" / "python")], check=True, cwd=ROOT)
+    subprocess.run(
+        [shutil.which("uv") or "uv", "pip", *args, "--quiet", "--python", str(venv / "bin" / "python")],
+        check=True,
+        cwd=ROOT,
+    )
 
 
 def probe(venv: Path) -> dict:
@@ -61,7 +65,9 @@ def test_runtime_core_alone_pulls_in_no_other_sciencediscovery_distribution(tmp_
     uv_pip(folder, "install", "packages/runtime_core")
     listed = subprocess.run(
         [shutil.which("uv") or "uv", "pip", "list", "--format", "json", "--python", str(folder / "bin" / "python")],
-        check=True, capture_output=True, text=True,
+        check=True,
+        capture_output=True,
+        text=True,
     )
     names = {entry["name"] for entry in json.loads(listed.stdout)}
     assert [n for n in names if n.startswith("sciencediscovery")] == ["sciencediscovery-runtime-core"]

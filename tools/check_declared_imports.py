@@ -4,8 +4,9 @@ deptry checks third-party dependencies, but every distribution here shares the
 ``sciencediscovery`` namespace, which deptry cannot split. This script derives
 one import-linter ``forbidden`` contract per distribution from its pyproject
 (every sibling it does not declare is forbidden) and lets import-linter do the
-import analysis; a declared sibling that is never imported is reported too. Run from the repository root inside an environment holding
-all packages (``nox -s architecture``).
+import analysis; a declared sibling that is never imported is reported too.
+Run from the repository root inside an environment holding all packages
+(``nox -s architecture``).
 """
 
 from __future__ import annotations

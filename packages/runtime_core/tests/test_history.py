@@ -98,7 +98,9 @@ def test_structuring_rejects_unknown_keys():
 def test_event_json_carries_kind():
     from sciencediscovery.runtime_core import ModelOutput
 
-    event = ModelOutput(run_id="r", context_id="c", turn=1, message=Message.assistant("x"), finish_reason="stop", usage=Usage(3, 4))
+    event = ModelOutput(
+        run_id="r", context_id="c", turn=1, message=Message.assistant("x"), finish_reason="stop", usage=Usage(3, 4)
+    )
     data = event_to_json(event)
     assert data["kind"] == "model_output"
     assert data["usage"] == {"input_tokens": 3, "output_tokens": 4, "cached_tokens": 0}

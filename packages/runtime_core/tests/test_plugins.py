@@ -110,5 +110,7 @@ def test_load_switch_loads_only_named_plugins(installed_plugins):
 def test_broken_entry_point_is_a_plugin_error_naming_it(installed_plugins):
     (installed_plugins / "sd_test_bonjour.py").write_text(textwrap.dedent("raise ImportError('missing numpy')\n"))
     sys.modules.pop("sd_test_bonjour", None)
-    with pytest.raises(PluginError, match=r"entry point 'bonjour' .* from sd-test-bonjour failed to load.*missing numpy"):
+    with pytest.raises(
+        PluginError, match=r"entry point 'bonjour' .* from sd-test-bonjour failed to load.*missing numpy"
+    ):
         make_plugin_manager(environ={})

@@ -4,7 +4,7 @@ It owns the canonical history vocabulary, the four ports, :class:`RuntimeBuilder
 the agent loop and the plugin host. It imports nothing of the other packages.
 """
 
-from .builder import Runtime, RunHandle, RuntimeBuilder
+from .builder import RunHandle, Runtime, RuntimeBuilder
 from .errors import (
     AssemblerContractError,
     CompositionError,
@@ -38,10 +38,28 @@ from .events import (
     ToolStarted,
     TurnStarted,
 )
-from .history import OUTPUT_REF_KEY, TRUST_KEY, Message, Role, ToolCall, ToolResultStatus, ToolSpec, check_pairing, open_tool_calls
+from .history import (
+    OUTPUT_REF_KEY,
+    TRUST_KEY,
+    Message,
+    Role,
+    ToolCall,
+    ToolResultStatus,
+    ToolSpec,
+    check_pairing,
+    open_tool_calls,
+)
 from .model_io import ModelInput, ModelResponse, Usage
 from .plugins import ENTRY_POINT_GROUP, PluginHost, PluginInfo, hookimpl, hookspec, list_plugins, make_plugin_manager
-from .ports import AssembledContext, AssemblyRequest, ContextAssembler, ModelClient, RunEventSink, ToolDispatcher, TurnContext
+from .ports import (
+    AssembledContext,
+    AssemblyRequest,
+    ContextAssembler,
+    ModelClient,
+    RunEventSink,
+    ToolDispatcher,
+    TurnContext,
+)
 from .results import RunRequest, RunResult, RunStatus, RunTimings
 from .sinks import CollectingSink, FanOutSink, NullSink
 from .waits import ExternalWaits

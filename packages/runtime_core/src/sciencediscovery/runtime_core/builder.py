@@ -42,9 +42,7 @@ class RuntimeBuilder:
             raise DuplicatePortError(f"{port} is already registered ({type(self._ports[port]).__name__})")
         protocol = PORTS[port]
         if not isinstance(implementation, protocol):
-            raise PortTypeError(
-                f"{port} must implement {protocol.__name__}; {type(implementation).__name__} does not"
-            )
+            raise PortTypeError(f"{port} must implement {protocol.__name__}; {type(implementation).__name__} does not")
         method = _ASYNC_METHODS.get(port)
         if method and not inspect.iscoroutinefunction(getattr(implementation, method)):
             raise PortTypeError(f"{port}: {type(implementation).__name__}.{method} must be an async method")

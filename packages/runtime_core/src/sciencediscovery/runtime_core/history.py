@@ -7,13 +7,12 @@ serialization; treat them as read-only.
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import attrs
 
 from .errors import HistoryError
-
 
 OUTPUT_REF_KEY = "output_ref"
 """Message metadata key: the stored-output reference of a large tool result (readable with ``read_tool_output``)."""
@@ -58,6 +57,20 @@ class ToolCall:
     argument_error: str | None = None
 
 
+def _call_tuple(calls: Iterable[ToolCall]) -> tuple[ToolCall, ...]:
+    return tuple(calls)
+
+
+def message_tuple(messages: Iterable[Message]) -> tuple[Message, ...]:
+    """Converter for message-sequence fields."""
+    return tuple(messages)
+
+
+def spec_tuple(specs: Iterable[ToolSpec]) -> tuple[ToolSpec, ...]:
+    """Converter for tool-spec-sequence fields."""
+    return tuple(specs)
+
+
 @attrs.frozen
 class ToolSpec:
     """A tool as declared to the model: name, description and JSON Schema."""
@@ -77,7 +90,7 @@ class Message:
 
     role: Role = attrs.field(converter=Role)
     content: str = ""
-    tool_calls: tuple[ToolCall, ...] = attrs.field(default=(), converter=tuple)
+    tool_calls: tuple[ToolCall, ...] = attrs.field(default=(), converter=_call_tuple)
     tool_call_id: str | None = None
     name: str | None = None
     status: ToolResultStatus | None = None
@@ -104,7 +117,7 @@ class Message:
         return cls(Role.USER, content, metadata=metadata)
 
     @classmethod
-    def assistant(cls, content: str = "", tool_calls: tuple[ToolCall, ...] | list[ToolCall] = (), **metadata: Any) -> Message:
+    def assistant(cls, content: str = "", tool_calls: Iterable[ToolCall] = (), **metadata: Any) -> Message:
         return cls(Role.ASSISTANT, content, tool_calls=tuple(tool_calls), metadata=metadata)
 
     @classmethod

@@ -29,7 +29,15 @@ from .events import (
 )
 from .history import Message, Role, ToolCall, ToolResultStatus, check_pairing, open_tool_calls
 from .model_io import ModelResponse
-from .ports import AssembledContext, AssemblyRequest, ContextAssembler, ModelClient, RunEventSink, ToolDispatcher, TurnContext
+from .ports import (
+    AssembledContext,
+    AssemblyRequest,
+    ContextAssembler,
+    ModelClient,
+    RunEventSink,
+    ToolDispatcher,
+    TurnContext,
+)
 from .results import RunRequest, RunResult, RunStatus, RunTimings
 from .waits import ExternalWaits
 
@@ -68,7 +76,7 @@ class AgentLoop:
         self.cancel_reason = "the run was cancelled"
         self.waits = ExternalWaits(request.run_id, request.context_id, self._emit)
         self._call_ids = {call.id for m in request.history for call in m.tool_calls}
-        self._open_step: tuple[int, Message, list[Message | None]] | None = None
+        self._open_step: tuple[int, Message, list[object]] | None = None
         self._model_s = 0.0
         self._tools_s = 0.0
         self._finished = False
@@ -122,7 +130,7 @@ class AgentLoop:
         )
         try:
             self._emit(RunFinished(**self._ids(), status=result.status.value, reason=result.reason, turns=result.turns))
-        except Exception:  # noqa: BLE001 - the terminal result outranks a failing sink
+        except Exception:
             pass
         try:
             await asyncio.sleep(0)  # absorb a cancellation that arrived after the terminal state was reached
@@ -143,7 +151,11 @@ class AgentLoop:
             self._check_new_calls(message)
             self._emit(
                 ModelOutput(
-                    **self._ids(), turn=turn, message=message, finish_reason=response.finish_reason, usage=response.usage
+                    **self._ids(),
+                    turn=turn,
+                    message=message,
+                    finish_reason=response.finish_reason,
+                    usage=response.usage,
                 )
             )
             if not message.tool_calls:
@@ -211,7 +223,7 @@ class AgentLoop:
 
     # -- tools --------------------------------------------------------------
     async def _run_tools(self, turn: int, message: Message) -> None:
-        results: list[Message | None] = [None] * len(message.tool_calls)
+        results: list[object] = [None] * len(message.tool_calls)
         self._open_step = (turn, message, results)
         context = TurnContext(self.request.run_id, self.request.context_id, turn, self._sink, self.waits)
         started = time.perf_counter()
@@ -233,11 +245,13 @@ class AgentLoop:
             for call, result in zip(message.tool_calls, results, strict=True)
             if not self._answers(call, result)
         ]
-        self._commit_step(turn, message, [self._valid_or_error(call, r) for call, r in zip(message.tool_calls, results, strict=True)])
+        self._commit_step(
+            turn, message, [self._valid_or_error(call, r) for call, r in zip(message.tool_calls, results, strict=True)]
+        )
         if violations:
             raise DispatcherContractError("tool dispatcher broke its contract: " + "; ".join(violations))
 
-    async def _execute(self, context: TurnContext, index: int, call: ToolCall, results: list[Message | None]) -> None:
+    async def _execute(self, context: TurnContext, index: int, call: ToolCall, results: list[object]) -> None:
         self._emit(ToolStarted(**self._ids(), turn=context.turn, call=call))
         started = time.perf_counter()
         result: object
@@ -252,10 +266,12 @@ class AgentLoop:
                 status=ToolResultStatus.ERROR,
                 error_kind="tool_exception",
             )
-        results[index] = result  # type: ignore[assignment]
+        results[index] = result
         status = result.status if isinstance(result, Message) and result.status else ToolResultStatus.ERROR
         self._emit(
-            ToolFinished(**self._ids(), turn=context.turn, call=call, status=status, duration_s=time.perf_counter() - started)
+            ToolFinished(
+                **self._ids(), turn=context.turn, call=call, status=status, duration_s=time.perf_counter() - started
+            )
         )
 
     @staticmethod
@@ -285,7 +301,9 @@ class AgentLoop:
         self._open_step = None
         calls = {call.id: call for m in ([message] if message else []) for call in m.tool_calls}
         for index, result in enumerate(results):
-            call = calls.get(result.tool_call_id or "") or ToolCall(id=result.tool_call_id or "?", name=result.name or "?")
+            call = calls.get(result.tool_call_id or "") or ToolCall(
+                id=result.tool_call_id or "?", name=result.name or "?"
+            )
             self._emit(ToolResultCommitted(**self._ids(), turn=turn, index=index, call=call, result=result))
         self._emit(StepCommitted(**self._ids(), turn=turn, messages=tuple(step)))
 
@@ -296,12 +314,14 @@ class AgentLoop:
         closed = [
             result
             if self._answers(call, result)
-            else Message.tool_result(call, CANCELLED_RESULT_TEXT, status=ToolResultStatus.CANCELLED, error_kind="cancelled")
+            else Message.tool_result(
+                call, CANCELLED_RESULT_TEXT, status=ToolResultStatus.CANCELLED, error_kind="cancelled"
+            )
             for call, result in zip(message.tool_calls, results, strict=True)
         ]
         try:
             self._commit_step(turn, message, closed)  # type: ignore[arg-type]
-        except Exception:  # noqa: BLE001 - history must be closed even if a sink fails
+        except Exception:
             self.history = self.history + (message, *closed)  # type: ignore[arg-type]
             self._open_step = None
 
@@ -310,7 +330,9 @@ class AgentLoop:
         if not open_calls:
             return
         closed = [
-            Message.tool_result(call, INTERRUPTED_RESULT_TEXT, status=ToolResultStatus.CANCELLED, error_kind="interrupted")
+            Message.tool_result(
+                call, INTERRUPTED_RESULT_TEXT, status=ToolResultStatus.CANCELLED, error_kind="interrupted"
+            )
             for call in open_calls
         ]
         # the last step was half committed: its missing results follow the ones present
@@ -318,6 +340,8 @@ class AgentLoop:
         calls = {call.id: call for call in open_calls}
         for index, result in enumerate(closed):
             self._emit(
-                ToolResultCommitted(**self._ids(), turn=0, index=index, call=calls[result.tool_call_id or ""], result=result)
+                ToolResultCommitted(
+                    **self._ids(), turn=0, index=index, call=calls[result.tool_call_id or ""], result=result
+                )
             )
         self._emit(StepCommitted(**self._ids(), turn=0, messages=tuple(closed)))

@@ -8,7 +8,7 @@ from typing import Any
 import attrs
 
 from .errors import HistoryError
-from .history import Message, Role, ToolSpec
+from .history import Message, Role, ToolSpec, message_tuple, spec_tuple
 
 
 @attrs.frozen
@@ -20,8 +20,8 @@ class ModelInput:
     """
 
     system_prompt: str
-    messages: tuple[Message, ...] = attrs.field(default=(), converter=tuple)
-    tools: tuple[ToolSpec, ...] = attrs.field(default=(), converter=tuple)
+    messages: tuple[Message, ...] = attrs.field(default=(), converter=message_tuple)
+    tools: tuple[ToolSpec, ...] = attrs.field(default=(), converter=spec_tuple)
     metadata: Mapping[str, Any] = attrs.field(factory=dict)
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib.metadata
 import os
 from collections.abc import Iterable, Mapping
+
 import attrs
 import pluggy
 
@@ -74,7 +75,9 @@ def make_plugin_manager(
     manager.add_hookspecs(hookspecs)
     manager.hook.add_hookspecs.call_historic(kwargs={"plugin_manager": manager})
     if load_entry_points:
-        _load_entry_points(manager, only=_names(env.get(LOAD_VARIABLE)), disabled=_names(env.get(DISABLE_VARIABLE)) or set())
+        _load_entry_points(
+            manager, only=_names(env.get(LOAD_VARIABLE)), disabled=_names(env.get(DISABLE_VARIABLE)) or set()
+        )
     for plugin in plugins:
         try:
             manager.register(plugin)

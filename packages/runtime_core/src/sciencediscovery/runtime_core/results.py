@@ -8,7 +8,7 @@ import uuid
 import attrs
 
 from .errors import InvalidRunRequestError
-from .history import Message, check_pairing
+from .history import Message, check_pairing, message_tuple
 
 
 class RunStatus(str, enum.Enum):
@@ -47,7 +47,7 @@ class RunRequest:
     """
 
     context_id: str = attrs.field(validator=_non_empty_id)
-    history: tuple[Message, ...] = attrs.field(converter=tuple, validator=_paired)
+    history: tuple[Message, ...] = attrs.field(converter=message_tuple, validator=_paired)
     max_turns: int = attrs.field(default=50, validator=_positive)
     run_id: str = attrs.field(factory=lambda: f"run-{uuid.uuid4().hex[:12]}", validator=_non_empty_id)
 

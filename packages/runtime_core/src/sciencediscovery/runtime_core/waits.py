@@ -39,7 +39,12 @@ class ExternalWaits:
         self._pending[wait_id] = kind
         self._emit(
             ExternalWaitStarted(
-                run_id=self._run_id, context_id=self._context_id, turn=turn, wait_id=wait_id, wait_kind=kind, detail=detail
+                run_id=self._run_id,
+                context_id=self._context_id,
+                turn=turn,
+                wait_id=wait_id,
+                wait_kind=kind,
+                detail=detail,
             )
         )
         started = time.perf_counter()
