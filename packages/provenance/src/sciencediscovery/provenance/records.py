@@ -59,7 +59,7 @@ class ToolExecutionRecord:
     error_kind: str | None
     action: str | None
     source: str | None
-    permission_epoch: int | None
+    permission_epoch: str | None
     started_at: str | None
     finished_at: str | None
     duration_s: float | None

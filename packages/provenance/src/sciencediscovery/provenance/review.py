@@ -67,7 +67,10 @@ class ReviewEvidence:
 
 @runtime_checkable
 class ReviewRunner(Protocol):
-    """Runs a read-only, reviewer-scoped review (orchestration implements it; injected as ``settings["review_runner"]``)."""
+    """Runs a read-only, reviewer-scoped review.
+
+    Orchestration implements it; the composition root injects it as ``settings["review_runner"]``.
+    """
 
     async def review(self, objective: str, evidence: ReviewEvidence, level: ReviewLevel) -> ReviewOutcome: ...
 
