@@ -72,3 +72,22 @@ class AlreadyResolvedError(GovernanceError):
         self.request_id = request_id
         self.outcome = outcome
         super().__init__(f"permission request {request_id} is already resolved ({outcome})")
+
+
+class AuditLogError(GovernanceError):
+    """The audit log file cannot be opened or written; the message names the file."""
+
+    def __init__(self, path: str, message: str) -> None:
+        self.path = path
+        super().__init__(f"permission audit log {path}: {message}")
+
+
+class UnknownGrantError(GovernanceError, KeyError):
+    """No standing grant of the current epoch has this id."""
+
+    def __init__(self, grant_id: str) -> None:
+        self.grant_id = grant_id
+        super().__init__(f"no standing grant {grant_id!r} in the current epoch")
+
+    def __str__(self) -> str:
+        return str(self.args[0])

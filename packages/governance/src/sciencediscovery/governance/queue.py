@@ -1,0 +1,79 @@
+"""The permission-decision queue, independent of the agent loop.
+
+An ``ask`` submits a :class:`PermissionRequest` and awaits its future; a
+decision API (HTTP handler, CLI, test) lists :meth:`DecisionQueue.pending`
+and calls :meth:`DecisionQueue.settle`. Each request settles exactly once:
+a second settlement raises :class:`~.errors.AlreadyResolvedError`. Use the
+queue from the event loop's thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+
+import attrs
+
+from .errors import AlreadyResolvedError, UnknownRequestError
+from .grants import Decision
+
+
+@attrs.frozen
+class PermissionRequest:
+    """A call waiting for a person's decision, as the decision API lists it."""
+
+    request_id: str
+    epoch_id: str
+    run_id: str
+    context_id: str
+    tool: str
+    action: str
+    specifier: str
+    reason: str
+    created_at: str = attrs.field(factory=lambda: datetime.datetime.now(datetime.UTC).isoformat())
+
+
+@attrs.frozen
+class Resolution:
+    """How a request was settled and by whom (``source``: e.g. ``user:alice``, ``timeout``, ``epoch_rotation``)."""
+
+    decision: Decision
+    source: str
+
+
+class DecisionQueue:
+    """Pending permission requests and their futures."""
+
+    def __init__(self) -> None:
+        self._pending: dict[str, tuple[PermissionRequest, asyncio.Future[Resolution]]] = {}
+        self._settled: dict[str, Resolution] = {}
+
+    def submit(self, request: PermissionRequest) -> asyncio.Future[Resolution]:
+        """Enqueue ``request``; the returned future completes when it is settled."""
+        future: asyncio.Future[Resolution] = asyncio.get_running_loop().create_future()
+        self._pending[request.request_id] = (request, future)
+        return future
+
+    def pending(self) -> list[PermissionRequest]:
+        """Requests awaiting a decision, oldest first."""
+        return [request for request, _ in self._pending.values()]
+
+    def get(self, request_id: str) -> PermissionRequest:
+        if request_id in self._pending:
+            return self._pending[request_id][0]
+        if request_id in self._settled:
+            raise AlreadyResolvedError(request_id, self._settled[request_id].decision.kind)
+        raise UnknownRequestError(request_id)
+
+    def settle(self, request_id: str, resolution: Resolution) -> PermissionRequest:
+        """Settle a pending request exactly once."""
+        request = self.get(request_id)
+        _, future = self._pending.pop(request_id)
+        self._settled[request_id] = resolution
+        if not future.done():
+            future.set_result(resolution)
+        return request
+
+    def resolution(self, request_id: str) -> Resolution | None:
+        """How a settled request was settled (``None`` while pending or unknown)."""
+        return self._settled.get(request_id)
