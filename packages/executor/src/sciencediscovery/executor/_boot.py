@@ -1,0 +1,91 @@
+"""Runs first inside the sandbox, with the sandbox's interpreter (never imported by the executor).
+
+``python -s -B -c <this source> <json>``: applies the resource limits as hard limits, then
+runs a script read from stdin (``script``), replaces itself with an ipykernel (``kernel``)
+or prints the interpreter's environment facts as JSON (``probe``).
+"""
+
+import json
+import os
+import resource
+import sys
+import traceback
+
+_RLIMITS = {
+    "cpu": resource.RLIMIT_CPU,
+    "as": resource.RLIMIT_AS,
+    "fsize": resource.RLIMIT_FSIZE,
+    "nproc": resource.RLIMIT_NPROC,
+    "core": resource.RLIMIT_CORE,
+}
+
+
+def _apply_limits(limits):
+    for name, value in limits.items():
+        soft, hard = (value, value + 1) if name == "cpu" else (value, value)
+        resource.setrlimit(_RLIMITS[name], (soft, hard))
+
+
+def _save_open_figures(output_dir):
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is None:
+        return
+    for number in pyplot.get_fignums():
+        path = os.path.join(output_dir, f"figure-{number}.png")
+        if not os.path.exists(path):
+            pyplot.figure(number).savefig(path)
+
+
+def _run_script(config):
+    source = sys.stdin.buffer.read().decode("utf-8")
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    namespace = {"__name__": "__main__", "__builtins__": __builtins__}
+    try:
+        exec(compile(source, "<run_code>", "exec"), namespace)
+    except SystemExit:
+        raise
+    except BaseException as error:  # report the user's traceback without this file's frame
+        traceback.print_exception(type(error), error, error.__traceback__.tb_next)
+        sys.stderr.flush()
+        os._exit(1)
+    _save_open_figures(config["output_dir"])
+
+
+def _probe():
+    import importlib.metadata
+    import platform
+
+    distributions = {}
+    for dist in importlib.metadata.distributions():
+        name = dist.metadata["Name"]
+        if name and name.lower() not in distributions:
+            direct_url = dist.read_text("direct_url.json")
+            local = bool(direct_url) and json.loads(direct_url).get("url", "").startswith("file:")
+            distributions[name.lower()] = {"name": name, "version": dist.version, "local": local}
+    facts = {
+        "python_version": platform.python_version(),
+        "implementation": platform.python_implementation(),
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "distributions": sorted(distributions.values(), key=lambda d: d["name"].lower()),
+    }
+    sys.stdout.write(json.dumps(facts))
+
+
+def main():
+    config = json.loads(sys.argv[1])
+    _apply_limits(config["limits"])
+    mode = config["mode"]
+    if mode == "script":
+        _run_script(config)
+    elif mode == "kernel":
+        argv = [sys.executable, "-s", "-B", "-m", "ipykernel_launcher", "-f", config["connection_file"]]
+        os.execv(sys.executable, argv)
+    elif mode == "probe":
+        _probe()
+    else:
+        raise SystemExit(f"unknown bootstrap mode {mode!r}")
+
+
+main()
