@@ -7,7 +7,7 @@ from typing import Any
 
 import attrs
 
-from sciencediscovery.runtime_core import Message, RunResult, RunStatus
+from sciencediscovery.runtime_core import Message, Role, RunResult, RunStatus
 from sciencediscovery.tools.definitions import ToolAction, ToolDefinition, ToolInvocation, ToolOutput
 
 from .contract import RunContract
@@ -18,6 +18,8 @@ from .subagents import ChildRunFactory, ChildRunSpec
 
 TASK = "task"
 DEFAULT_BRIEF_CHARS = 4000
+DELEGATION_KEY = "delegation"
+"""Result metadata key of ``task``: the :class:`Delegation` record as JSON."""
 
 
 @attrs.frozen
@@ -67,10 +69,11 @@ def bounded(text: str, limit: int) -> str:
     return text[: max(0, limit - len(marker))] + marker
 
 
-def _final_text(result: RunResult) -> str:
+def final_text(result: RunResult) -> str:
+    """A finished run's answer: its final message, else its last non-empty assistant text."""
     if result.final_message is not None:
         return result.final_message.content
-    texts = [m.content for m in result.history if m.role.value == "assistant" and m.content.strip()]
+    texts = [m.content for m in result.history if m.role is Role.ASSISTANT and m.content.strip()]
     return texts[-1] if texts else ""
 
 
@@ -133,7 +136,9 @@ class TaskTool:
         specialist = None
         if name is not None:
             if name not in self.specialists:
-                raise TaskArgumentError("specialist", f"unknown specialist {name!r} (known: {sorted(self.specialists)})")
+                raise TaskArgumentError(
+                    "specialist", f"unknown specialist {name!r} (known: {sorted(self.specialists)})"
+                )
             specialist = self.specialists[name]
             profile = specialist.profile(profile)
         requested = arguments.pop("tools", None)
@@ -171,7 +176,7 @@ class TaskTool:
         except TaskArgumentError as error:
             return ToolOutput(str(error), is_error=True, error_kind="invalid_arguments")
         result = await self.factory.run_child(spec)
-        text = _final_text(result).strip() or f"(the subagent produced no brief: {result.reason})"
+        text = final_text(result).strip() or f"(the subagent produced no brief: {result.reason})"
         ok = result.status not in (RunStatus.FAILED, RunStatus.CANCELLED)
         finished = result.status is RunStatus.COMPLETED
         header = "" if finished else f"Subagent run ended with status {result.status.value}: {result.reason}\n"
@@ -188,7 +193,7 @@ class TaskTool:
         )
         return ToolOutput(
             brief,
-            metadata={"delegation": delegation.to_json()},
+            metadata={DELEGATION_KEY: delegation.to_json()},
             is_error=not ok,
             error_kind=None if ok else f"subagent_{result.status.value}",
         )

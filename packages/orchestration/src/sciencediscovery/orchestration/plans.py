@@ -124,7 +124,11 @@ class PlanProgress:
 def plan_progress(history: Sequence[Message], call_id: str) -> PlanProgress:
     """Progress since the ``update_plan`` call ``call_id`` in model-visible ``history``."""
     anchor = next(
-        (index for index, m in enumerate(history) if m.role is Role.ASSISTANT and any(c.id == call_id for c in m.tool_calls)),
+        (
+            index
+            for index, m in enumerate(history)
+            if m.role is Role.ASSISTANT and any(c.id == call_id for c in m.tool_calls)
+        ),
         None,
     )
     if anchor is None:

@@ -136,7 +136,9 @@ def profile_from_mapping(scope: Scope | str, data: Mapping[str, Any], *, source:
     unknown = sorted(set(data) - _FIELDS)
     if unknown:
         raise ProfileError(
-            f"{scope.value}.{unknown[0]}", f"is not a profile field (known: {', '.join(sorted(_FIELDS))})", source=source
+            f"{scope.value}.{unknown[0]}",
+            f"is not a profile field (known: {', '.join(sorted(_FIELDS))})",
+            source=source,
         )
     fields = dict(data)
     for name in ("tools", "denied_tools", "skills"):

@@ -11,8 +11,6 @@ from .skills import SkillLibrary
 READ_SKILL = "read_skill"
 SKILL_KEY = "skill"
 """Result metadata key of ``read_skill``: the frozen :class:`SkillReference` as JSON."""
-PLAN_KEY = "plan"
-"""Result metadata key of ``update_plan``: the validated plan as JSON."""
 
 
 def read_skill_tool(library: SkillLibrary) -> ToolDefinition:
@@ -21,7 +19,9 @@ def read_skill_tool(library: SkillLibrary) -> ToolDefinition:
     async def handle(invocation: ToolInvocation) -> ToolOutput:
         name = invocation.arguments.get("name")
         if not isinstance(name, str) or not name:
-            return ToolOutput("name: must be a skill name from the catalog", is_error=True, error_kind="invalid_arguments")
+            return ToolOutput(
+                "name: must be a skill name from the catalog", is_error=True, error_kind="invalid_arguments"
+            )
         try:
             frozen = library.read(invocation.context.run_id, name)
         except SkillError as error:
@@ -53,7 +53,7 @@ def update_plan_tool() -> ToolDefinition:
             plan = parse_plan(invocation.arguments)
         except PlanError as error:
             return ToolOutput(str(error), is_error=True, error_kind="invalid_arguments")
-        return ToolOutput(f"{plan.summary()}\n{plan.render()}", metadata={PLAN_KEY: plan.to_json()})
+        return ToolOutput(f"{plan.summary()}\n{plan.render()}")
 
     return ToolDefinition(
         name=UPDATE_PLAN,
