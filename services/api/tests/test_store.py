@@ -58,7 +58,7 @@ def test_a_failing_step_writes_nothing(store):
     store.append_step("ctx", [Message.user("kept")])
 
     broken = Message.user("half")
-    with pytest.raises(Exception):  # noqa: B017, PT011 - any failure must roll back
+    with pytest.raises(Exception):  # noqa: B017 - any failure must roll back
         store.append_step("ctx", [broken, object()])  # type: ignore[list-item]
     assert store.load_history("ctx") == (Message.user("kept"),)
 
