@@ -21,7 +21,8 @@ def test_valid_plan_renders_every_item_with_status() -> None:
     plan = parse_plan(PLAN_ARGS)
     assert [item.status for item in plan.items] == [PlanStatus.COMPLETED, PlanStatus.IN_PROGRESS, PlanStatus.PENDING]
     assert plan.render() == (
-        "explanation: TP53 resistance evidence review\n1. [completed] search\n2. [in_progress] screen\n3. [pending] synthesize"
+        "explanation: TP53 resistance evidence review\n"
+        "1. [completed] search\n2. [in_progress] screen\n3. [pending] synthesize"
     )
     assert plan.to_json() == PLAN_ARGS
     assert plan.summary() == "Plan updated: 3 items (1 completed, 1 in progress, 1 pending)."
