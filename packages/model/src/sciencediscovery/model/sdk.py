@@ -1,0 +1,83 @@
+"""Shared handling of the official provider SDKs: optional import, and error normalization.
+
+The ``openai`` and ``anthropic`` SDKs share one exception hierarchy
+(``APIStatusError``, ``APIConnectionError``, ``APITimeoutError``), so one
+translator serves both.
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import Any
+
+from sciencediscovery.runtime_core import ContextOverflowError
+
+from .errors import (
+    MissingExtraError,
+    ModelAuthError,
+    ModelBadRequestError,
+    ModelConnectionError,
+    ModelRateLimitError,
+    ModelServerError,
+    ModelTimeoutError,
+    ProviderError,
+)
+from .overflow import is_context_overflow
+from .retry import parse_retry_after
+
+_SERVER_ERROR_TYPES = frozenset({"overloaded_error", "api_error", "server_error"})
+
+
+def require_sdk(module: str, *, provider: str, extra: str) -> ModuleType:
+    """Import an optional SDK, or raise :class:`MissingExtraError` naming the pip command."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as error:
+        raise MissingExtraError(provider, module, extra) from error
+
+
+def _error_details(body: object) -> tuple[str | None, str | None, str | None]:
+    """``(message, code, type)`` from an error body (``{"error": {...}}`` or the inner object)."""
+    if not isinstance(body, dict):
+        return None, None, None
+    inner = body.get("error") if isinstance(body.get("error"), dict) else body
+    assert isinstance(inner, dict)
+    message = inner.get("message")
+    code = inner.get("code")
+    kind = inner.get("type")
+    return (
+        message if isinstance(message, str) else None,
+        str(code) if code is not None else None,
+        kind if isinstance(kind, str) else None,
+    )
+
+
+def translate_sdk_error(sdk: ModuleType, provider: str, error: Exception) -> Exception:
+    """The normalized error for an SDK exception: overflow, auth, rate limit, bad request, server or connection."""
+    if isinstance(error, sdk.APITimeoutError):
+        return ModelTimeoutError(f"no answer within the request timeout ({error})", provider=provider)
+    if isinstance(error, sdk.APIConnectionError):
+        cause = error.__cause__ or error
+        return ModelConnectionError(f"{error} ({type(cause).__name__}: {cause})", provider=provider)
+    if not isinstance(error, sdk.APIStatusError):
+        return ProviderError(f"{type(error).__name__}: {error}", provider=provider)
+    status: int = error.status_code
+    body_message, code, kind = _error_details(error.body)
+    message = body_message or str(getattr(error, "message", "") or error)
+    if status != 429 and is_context_overflow(message, code, kind):
+        return ContextOverflowError(f"{provider}: {message}", provider=provider)
+    retry_after = parse_retry_after(dict(error.response.headers))
+    details: dict[str, Any] = {
+        "provider": provider,
+        "status": status,
+        "code": code or kind,
+        "retry_after_s": retry_after,
+    }
+    if status in {401, 403}:
+        return ModelAuthError(message, **details)
+    if status == 429:
+        return ModelRateLimitError(message, **details)
+    if status >= 500 or kind in _SERVER_ERROR_TYPES:
+        return ModelServerError(message, **details)
+    return ModelBadRequestError(message, **details)
