@@ -160,6 +160,8 @@ def _mounts(value: Any) -> tuple[WorkspaceMount, ...]:
         try:
             mode = MountMode(entry.get("mode", MountMode.READ_ONLY.value))
         except ValueError:
-            raise ExecutorConfigError(f"{key}.mode", f"must be read_only or read_write, got {entry.get('mode')!r}") from None
+            raise ExecutorConfigError(
+                f"{key}.mode", f"must be read_only or read_write, got {entry.get('mode')!r}"
+            ) from None
         mounts.append(WorkspaceMount(name=name, path=path.resolve(), mode=mode))
     return tuple(mounts)

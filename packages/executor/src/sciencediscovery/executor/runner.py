@@ -105,7 +105,9 @@ class Executor:
             outputs = self.new_output_dir("environment-probe")
             outcome = await self._run(mode, "probe", outputs, stdin=b"", cpu_seconds=None, wall_seconds=None)
             if not outcome.ok:
-                raise ExecutorError(f"the environment probe failed ({outcome.termination.value}): {outcome.stderr.text}")
+                raise ExecutorError(
+                    f"the environment probe failed ({outcome.termination.value}): {outcome.stderr.text}"
+                )
             env = self.sandbox_environment(mode, outputs=SANDBOX_OUTPUTS, kernel=False)
             del env["SCIENCEDISCOVERY_OUTPUT_DIR"]
             self._environment = EnvironmentRecord.from_probe(
@@ -229,4 +231,3 @@ def _detail(outcome: ProcessOutcome) -> str:
         "timeout": "stopped: wall-clock limit reached",
         "output_limit": "stopped: output limit reached",
     }.get(outcome.termination.value, "")
-

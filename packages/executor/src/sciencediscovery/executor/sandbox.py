@@ -78,11 +78,15 @@ def interpreter_paths(python: str) -> tuple[Path, ...]:
     if Path(python) == Path(sys.executable):
         prefixes = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix]
     else:
-        script = "import json, sys; print(json.dumps([sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix]))"
+        script = (
+            "import json, sys; print(json.dumps([sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix]))"
+        )
         completed = subprocess.run([python, "-s", "-c", script], capture_output=True, text=True, timeout=30, check=True)
         prefixes = json.loads(completed.stdout)
     paths: list[Path] = []
-    for prefix in sorted({Path(p).resolve() for p in prefixes} | {Path(p) for p in prefixes}, key=lambda p: len(p.parts)):
+    for prefix in sorted(
+        {Path(p).resolve() for p in prefixes} | {Path(p) for p in prefixes}, key=lambda p: len(p.parts)
+    ):
         if not any(prefix.is_relative_to(bound) for bound in (*paths, *(Path(d) for d in _SYSTEM_DIRS))):
             paths.append(prefix)
     return tuple(paths)

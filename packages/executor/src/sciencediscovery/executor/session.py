@@ -73,7 +73,12 @@ class KernelSession:
         log = (self._runtime_dir / "kernel.log").open("wb")
         self._launch, self._mode = launch, mode
         self._process = await asyncio.create_subprocess_exec(
-            *launch.argv, stdin=asyncio.subprocess.DEVNULL, stdout=log, stderr=log, env=launch.env, cwd=launch.cwd,
+            *launch.argv,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            env=launch.env,
+            cwd=launch.cwd,
             start_new_session=True,
         )
         log.close()
@@ -177,7 +182,9 @@ class KernelSession:
                 self.interrupt()
         if status == "kernel_died":
             detail = "the kernel died (a resource limit was reached?); the next call starts a new kernel"
-        artifacts = collect(self._outputs, environment_revision=record.revision, produced_by=produced_by, exclude=before)
+        artifacts = collect(
+            self._outputs, environment_revision=record.revision, produced_by=produced_by, exclude=before
+        )
         return ExecutionResult(
             status=status,
             ok=status == "ok",

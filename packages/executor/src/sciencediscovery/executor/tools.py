@@ -1,0 +1,225 @@
+"""The executor's tools: ``run_code``, ``python_session``, the ``remote_job_*`` port and ``execution_environment``."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from sciencediscovery.tools.definitions import ToolAction, ToolDefinition, ToolInvocation, ToolOutput
+
+from .config import ExecutorConfig
+from .errors import ExecutorError, SandboxUnavailableError
+from .remote import LocalSandboxJobs, RemoteExecutionPort
+from .results import SANDBOX_KEY
+from .runner import Executor
+from .session import SessionPool
+
+_CODE = {"type": "string", "description": "Python source code."}
+_TIMEOUT = {"type": "integer", "minimum": 1, "description": "Wall-clock seconds (capped by the configured limit)."}
+_JOB_ID = {
+    "type": "object",
+    "properties": {"job_id": {"type": "string"}},
+    "required": ["job_id"],
+    "additionalProperties": False,
+}
+
+
+def _refusal(error: ExecutorError) -> ToolOutput:
+    if isinstance(error, SandboxUnavailableError):
+        return ToolOutput(
+            str(error), {SANDBOX_KEY: {"mode": "unavailable", "reason": error.reason}}, True, "sandbox_unavailable"
+        )
+    return ToolOutput(str(error), {}, True, "execution_error")
+
+
+def _guarded(
+    handler: Callable[[ToolInvocation], Awaitable[ToolOutput]],
+) -> Callable[[ToolInvocation], Awaitable[ToolOutput]]:
+    """Executor errors become error results the model can read (they name the session, job or setting)."""
+
+    async def run(invocation: ToolInvocation) -> ToolOutput:
+        try:
+            return await handler(invocation)
+        except ExecutorError as error:
+            return _refusal(error)
+
+    return run
+
+
+def _label(invocation: ToolInvocation) -> str:
+    return f"{invocation.context.run_id}-{invocation.call.id}"
+
+
+class ExecutorToolkit:
+    """One executor with its sessions and job backend, exposed as tool definitions."""
+
+    def __init__(self, executor: Executor, *, jobs: RemoteExecutionPort | None = None) -> None:
+        self.executor = executor
+        self.sessions = SessionPool(executor)
+        self.jobs: RemoteExecutionPort = jobs or LocalSandboxJobs(executor)
+
+    @classmethod
+    def from_settings(cls, settings: Mapping[str, Any]) -> ExecutorToolkit:
+        return cls(Executor(ExecutorConfig.from_settings(settings)))
+
+    def _timeout(self, arguments: Mapping[str, Any]) -> int:
+        limit = self.executor.config.limits.wall_seconds
+        return min(int(arguments.get("timeout_s") or limit), limit)
+
+    async def run_code(self, invocation: ToolInvocation) -> ToolOutput:
+        result = await self.executor.run_script(
+            str(invocation.arguments["code"]),
+            produced_by=invocation.call.id,
+            label=_label(invocation),
+            wall_seconds=self._timeout(invocation.arguments),
+        )
+        return result.to_tool_output()
+
+    async def python_session(self, invocation: ToolInvocation) -> ToolOutput:
+        arguments = invocation.arguments
+        name = str(arguments.get("session") or "default")
+        action = arguments.get("action", "execute")
+        if action == "execute":
+            if not isinstance(arguments.get("code"), str):
+                return ToolOutput(
+                    "python_session: 'code' is required for action 'execute'", {}, True, "invalid_arguments"
+                )
+            session = self.sessions.get(name)
+            result = await session.execute(
+                arguments["code"], produced_by=invocation.call.id, timeout_s=self._timeout(arguments)
+            )
+            return result.to_tool_output()
+        record = await self.executor.environment()
+        if action == "interrupt":
+            self.sessions.existing(name).interrupt()
+            text = f"interrupt sent to session {name!r}; its state is kept"
+        elif action == "restart":
+            await self.sessions.get(name).restart()
+            text = f"session {name!r} restarted with a fresh kernel; earlier state is cleared"
+        else:
+            await self.sessions.close(name)
+            text = f"session {name!r} shut down"
+        return ToolOutput(text, {"environment_revision": record.revision, "session": name})
+
+    async def submit_job(self, invocation: ToolInvocation) -> ToolOutput:
+        code, label = str(invocation.arguments["code"]), str(invocation.arguments.get("label") or invocation.call.id)
+        status = await self.jobs.submit(code, label=label)
+        record = await self.executor.environment()
+        return ToolOutput(
+            f"job {status.job_id} submitted ({status.state.value})",
+            {"job_id": status.job_id, "state": status.state.value, "environment_revision": record.revision},
+        )
+
+    async def job_status(self, invocation: ToolInvocation) -> ToolOutput:
+        status = await self.jobs.status(str(invocation.arguments["job_id"]))
+        text = f"job {status.job_id}: {status.state.value}" + (f" ({status.detail})" if status.detail else "")
+        return ToolOutput(text, {"job_id": status.job_id, "state": status.state.value})
+
+    async def cancel_job(self, invocation: ToolInvocation) -> ToolOutput:
+        status = await self.jobs.cancel(str(invocation.arguments["job_id"]))
+        return ToolOutput(
+            f"job {status.job_id}: {status.state.value}", {"job_id": status.job_id, "state": status.state.value}
+        )
+
+    async def job_results(self, invocation: ToolInvocation) -> ToolOutput:
+        result = await self.jobs.fetch_results(str(invocation.arguments["job_id"]))
+        return result.to_tool_output()
+
+    async def environment(self, invocation: ToolInvocation) -> ToolOutput:
+        record = await self.executor.environment()
+        data = {"revision": record.revision, **record.to_json()}
+        text = json.dumps(data, indent=1) + "\n--- requirements.txt ---\n" + record.requirements()
+        return ToolOutput(text, {"environment_revision": record.revision})
+
+    def definitions(self) -> list[ToolDefinition]:
+        """The tool definitions, bound to this toolkit."""
+        return [
+            ToolDefinition(
+                name="run_code",
+                description=(
+                    "Run a Python script to completion in the sandbox. Workspace mounts are at /workspace/<name>; "
+                    "files written to $SCIENCEDISCOVERY_OUTPUT_DIR (and open matplotlib figures) become artifacts."
+                ),
+                parameters={
+                    "type": "object",
+                    "properties": {"code": _CODE, "timeout_s": _TIMEOUT},
+                    "required": ["code"],
+                    "additionalProperties": False,
+                },
+                handler=_guarded(self.run_code),
+                action=ToolAction.CODE,
+                specifier=lambda arguments: "python",
+            ),
+            ToolDefinition(
+                name="python_session",
+                description=(
+                    "A stateful Python (Jupyter) session in the sandbox: 'execute' a cell (variables persist "
+                    "between calls), 'interrupt' a running cell, 'restart' or 'shutdown' the session. "
+                    "Figures, HTML and tables displayed by a cell become artifacts."
+                ),
+                parameters={
+                    "type": "object",
+                    "properties": {
+                        "action": {"enum": ["execute", "interrupt", "restart", "shutdown"], "default": "execute"},
+                        "code": _CODE,
+                        "session": {"type": "string", "pattern": "^[A-Za-z0-9_-]{1,32}$", "default": "default"},
+                        "timeout_s": _TIMEOUT,
+                    },
+                    "additionalProperties": False,
+                },
+                handler=_guarded(self.python_session),
+                action=ToolAction.CODE,
+                specifier=lambda arguments: str(arguments.get("session") or "default"),
+            ),
+            ToolDefinition(
+                name="remote_job_submit",
+                description="Submit a long-running Python script as a job; returns a job id to poll.",
+                parameters={
+                    "type": "object",
+                    "properties": {"code": _CODE, "label": {"type": "string"}},
+                    "required": ["code"],
+                    "additionalProperties": False,
+                },
+                handler=_guarded(self.submit_job),
+                action=ToolAction.REMOTE_JOB,
+                specifier=lambda arguments: "local",
+            ),
+            ToolDefinition(
+                name="remote_job_status",
+                description="The state of a submitted job (running, succeeded, failed, cancelled).",
+                parameters=_JOB_ID,
+                handler=_guarded(self.job_status),
+                action=ToolAction.REMOTE_JOB,
+                read_only=True,
+            ),
+            ToolDefinition(
+                name="remote_job_cancel",
+                description="Cancel a running job; its sandbox is killed.",
+                parameters=_JOB_ID,
+                handler=_guarded(self.cancel_job),
+                action=ToolAction.REMOTE_JOB,
+            ),
+            ToolDefinition(
+                name="remote_job_results",
+                description="The output and artifacts of a finished job.",
+                parameters=_JOB_ID,
+                handler=_guarded(self.job_results),
+                action=ToolAction.REMOTE_JOB,
+                read_only=True,
+            ),
+            ToolDefinition(
+                name="execution_environment",
+                description="The environment record (interpreter, packages, sandbox) and a requirements file.",
+                parameters={"type": "object", "properties": {}, "additionalProperties": False},
+                handler=_guarded(self.environment),
+                action=ToolAction.READ,
+                read_only=True,
+            ),
+        ]
+
+    async def aclose(self) -> None:
+        """Shut down every session and cancel running jobs."""
+        await self.sessions.close_all()
+        if isinstance(self.jobs, LocalSandboxJobs):
+            await self.jobs.close()
