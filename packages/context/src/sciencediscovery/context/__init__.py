@@ -1,4 +1,7 @@
-"""Dynamic context assembly: contributors, budgets, token estimation, compaction, windows, validation, traces, context plans."""
+"""Dynamic context assembly: contributors, budgets, token estimation, compaction, windows, validation, traces.
+
+Context plans for direct model calls live in :mod:`sciencediscovery.context.plans`.
+"""
 
 from .channels import BUILTIN_CHANNELS, ChannelAnchor, RunStateChannels, StateChannel
 from .contributors import (

@@ -118,7 +118,7 @@ class RunStateChannels:
             before = self._states[channel.name]
             try:
                 after = channel.apply(before, call, result)
-            except Exception as error:  # noqa: BLE001 - a faulty reducer must not break the run
+            except Exception as error:
                 self.errors.append(ChannelError(channel.name, call.id, f"{type(error).__name__}: {error}"))
                 continue
             if after is not before and after != before:

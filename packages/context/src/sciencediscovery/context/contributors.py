@@ -32,7 +32,9 @@ class SectionSlot(str, enum.Enum):
 
 
 SLOT_ORDER: tuple[SectionSlot, ...] = tuple(SectionSlot)
-PROTECTED_SLOTS: frozenset[SectionSlot] = frozenset({SectionSlot.IDENTITY, SectionSlot.GOVERNANCE, SectionSlot.RUN_CONTRACT})
+PROTECTED_SLOTS: frozenset[SectionSlot] = frozenset(
+    {SectionSlot.IDENTITY, SectionSlot.GOVERNANCE, SectionSlot.RUN_CONTRACT}
+)
 
 
 class Trust(str, enum.Enum):

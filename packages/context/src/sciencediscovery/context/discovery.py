@@ -10,7 +10,9 @@ from .contributors import ContextContributorFactory
 from .errors import DuplicateIdError
 
 
-def discover_contributor_factories(plugin_manager: Any, settings: Mapping[str, Any]) -> tuple[ContextContributorFactory, ...]:
+def discover_contributor_factories(
+    plugin_manager: Any, settings: Mapping[str, Any]
+) -> tuple[ContextContributorFactory, ...]:
     """Every factory registered through ``register_context_contributors``; duplicate ids are an error."""
     factories: list[ContextContributorFactory] = []
     plugin_manager.hook.register_context_contributors(register=factories.append, settings=settings)
