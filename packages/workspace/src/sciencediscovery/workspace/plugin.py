@@ -1,5 +1,23 @@
-"""Entry-point plugin of sciencediscovery-workspace: registers its contributions with the plugin host."""
+"""Entry-point plugin of sciencediscovery-workspace: registers the file tools over the run's mounts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from sciencediscovery.runtime_core import hookimpl
+from sciencediscovery.tools.definitions import ToolDefinition
 
-__all__ = ["hookimpl"]
+from .mounts import mounts_from_settings
+from .paths import Workspace
+from .tools import workspace_tools
+
+
+@hookimpl
+def register_tools(register: Callable[[ToolDefinition], None], settings: Mapping[str, Any]) -> None:
+    """Register the four file tools when ``settings["workspace_mounts"]`` names at least one mount."""
+    mounts = mounts_from_settings(settings.get("workspace_mounts"))
+    if not mounts:
+        return
+    for tool in workspace_tools(Workspace(mounts)):
+        register(tool)
