@@ -1,0 +1,5 @@
+"""The HTTP/SSE service."""
+
+from .app import create_app
+
+__all__ = ["create_app"]
