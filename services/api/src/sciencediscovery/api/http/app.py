@@ -156,7 +156,10 @@ def create_app(parts: ServiceParts, *, token: str | None = None, max_body_bytes:
 
 
 async def _stream(runs: RunService, context_id: str, after_id: int, request: Request) -> AsyncIterator[ServerSentEvent]:
-    """Replay stored events after ``after_id``, then follow live ones; ids are the store's, so no gap and no duplicate."""
+    """Replay stored events after ``after_id``, then follow live ones.
+
+    Ids are the store's, so a client resuming with Last-Event-ID sees no gap and no duplicate.
+    """
     queue = runs.live.subscribe(context_id)
     last = after_id
     try:
