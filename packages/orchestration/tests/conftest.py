@@ -1,8 +1,39 @@
 from __future__ import annotations
 
+import types
 from pathlib import Path
 
+import attrs
 import pytest
+
+from sciencediscovery.context import (
+    SLOT_ORDER,
+    ContextScope,
+    ContributionRequest,
+    RunStateChannels,
+    discover_contributor_factories,
+    discover_state_channels,
+)
+from sciencediscovery.context import plugin as context_plugin
+from sciencediscovery.orchestration import ChildRunSpec, prepare_settings
+from sciencediscovery.orchestration import plugin as orchestration_plugin
+from sciencediscovery.runtime_core import (
+    AssembledContext,
+    AssemblyRequest,
+    CollectingSink,
+    FanOutSink,
+    ModelInput,
+    RunRequest,
+    RunResult,
+    RuntimeBuilder,
+    hookimpl,
+    make_plugin_manager,
+)
+from sciencediscovery.runtime_core.testing import ListModelClient
+from sciencediscovery.tools import plugin as tools_plugin
+from sciencediscovery.tools.compose import build_tools
+from sciencediscovery.tools.definitions import ToolAction, ToolDefinition
+from sciencediscovery.tools.registry import ToolRegistry
 
 LITERATURE_BODY = """# Systematic literature review
 
@@ -37,3 +68,151 @@ def skills_dir(tmp_path: Path) -> Path:
     write_skill(root, "assay-comparison", "Compare assay methods", "Tabulate both methods side by side.\n")
     (root / "literature-review" / "checklist.md").write_text("- PRISMA flow\n")
     return root
+
+
+# -- a kernel harness: real RuntimeBuilder, real tools registry/dispatcher, contributors from the plugin host --
+
+
+def plugin_manager(*extra: object):
+    return make_plugin_manager(
+        load_entry_points=False, plugins=[tools_plugin, context_plugin, orchestration_plugin, *extra]
+    )
+
+
+class SectionAssembler:
+    """A minimal dynamic assembler for these tests: contributor sections (slot order) become the system
+    prompt, channel sections too; contributor messages follow canonical history; tools come from the registry."""
+
+    def __init__(self, manager, settings, scope: ContextScope, registry: ToolRegistry, channels: RunStateChannels):
+        self.contributors = [
+            c for f in discover_contributor_factories(manager, settings) if (c := f.create(scope)) is not None
+        ]
+        self.scope = scope
+        self.registry = registry
+        self.channels = channels
+
+    async def assemble(self, request: AssemblyRequest) -> AssembledContext:
+        tools = self.registry.visible_specs(request.turn)
+        contribution_request = ContributionRequest(
+            request.context_id,
+            request.run_id,
+            request.turn,
+            self.scope,
+            request.history,
+            self.channels.snapshot(),
+            tools,
+        )
+        sections, messages = [], []
+        for contributor in self.contributors:
+            contribution = await contributor.contribute(contribution_request)
+            sections += contribution.sections
+            messages += contribution.messages
+        for channel in self.channels.channels:
+            section = getattr(channel, "render_section", lambda state: None)(self.channels.snapshot()[channel.name])
+            if section is not None:
+                sections.append(section)
+        sections.sort(key=lambda s: (SLOT_ORDER.index(s.slot), s.order, s.id))
+        prompt = "\n\n".join(s.content for s in sections)
+        model_input = ModelInput(prompt, (*request.history, *messages), tools, {"sections": [s.id for s in sections]})
+        return AssembledContext(request.history, model_input)
+
+
+@attrs.define
+class KernelRun:
+    """One composed run and what it exposes to assertions."""
+
+    model: ListModelClient
+    channels: RunStateChannels
+    registry: ToolRegistry
+    sink: CollectingSink
+    settings: dict
+
+    @property
+    def inputs(self) -> list[ModelInput]:
+        return self.model.inputs
+
+
+def compose(manager, settings: dict, scope: ContextScope, script, *, allow=None) -> tuple[object, KernelRun]:
+    prepared = prepare_settings(manager, settings)
+    run_tools = build_tools(manager, prepared, allow=allow)
+    prepared = {**prepared, "tool_registry": run_tools.registry}
+    channels = RunStateChannels(discover_state_channels(manager, prepared))
+    sink = CollectingSink()
+    model = ListModelClient(script)
+    runtime = (
+        RuntimeBuilder()
+        .context_assembler(SectionAssembler(manager, prepared, scope, run_tools.registry, channels))
+        .model_client(model)
+        .tool_dispatcher(run_tools.dispatcher)
+        .event_sink(FanOutSink([channels, sink]))
+        .build()
+    )
+    return runtime, KernelRun(model, channels, run_tools.registry, sink, prepared)
+
+
+class KernelChildFactory:
+    """The composition root's ChildRunFactory, for tests: each child is a real kernel run with its own
+    profile-governed tools and a scripted model answering from ``scripts[scope]``."""
+
+    def __init__(self, manager, base_settings: dict, scripts: dict[str, list]) -> None:
+        self.manager = manager
+        self.base_settings = base_settings
+        self.scripts = scripts
+        self.specs: list[ChildRunSpec] = []
+        self.runs: list[KernelRun] = []
+
+    async def run_child(self, spec: ChildRunSpec) -> RunResult:
+        self.specs.append(spec)
+        settings = spec.settings(self.base_settings)
+        every_tool = ToolRegistry.from_plugins(self.manager, prepare_settings(self.manager, settings))
+        allow = [tool.name for tool in spec.select_tools(every_tool.get(name) for name in every_tool.names)]
+        runtime, run = compose(
+            self.manager, settings, ContextScope(spec.scope.value), self.scripts[spec.scope.value], allow=allow
+        )
+        self.runs.append(run)
+        return await runtime.run(RunRequest(spec.context_id, spec.history, max_turns=spec.max_turns))
+
+
+async def _list_files(invocation):
+    return "methods/a.md\nmethods/b.md"
+
+
+async def _read_file(invocation):
+    return f"contents of {invocation.arguments.get('path')}"
+
+
+async def _write_file(invocation):
+    return "written"
+
+
+async def _biomed_search(invocation):
+    return "PMID:1 TP53 R175H confers resistance; PMID:2 MDM2 amplification"
+
+
+class LabTools:
+    """A third-party-style plugin registering workspace-like tools and one deferred MCP tool."""
+
+    @hookimpl
+    def register_tools(self, register, settings):
+        path = {"type": "object", "properties": {"path": {"type": "string"}}, "additionalProperties": False}
+        register(ToolDefinition("list_files", "List files", {"type": "object"}, _list_files, read_only=True))
+        register(ToolDefinition("read_file", "Read a file", path, _read_file, read_only=True))
+        register(ToolDefinition("write_file", "Write a file", path, _write_file, action=ToolAction.WRITE))
+        register(
+            ToolDefinition(
+                "mcp_biomed_search",
+                "Search biomedical literature through the biomedical MCP server",
+                {"type": "object", "properties": {"query": {"type": "string"}}},
+                _biomed_search,
+                deferred=True,
+                action=ToolAction.CONNECTOR,
+            )
+        )
+
+
+@pytest.fixture
+def kernel():
+    """The harness: ``manager()``, ``compose(...)``, ``ChildFactory`` and the ``LabTools`` plugin."""
+    return types.SimpleNamespace(
+        manager=plugin_manager, compose=compose, ChildFactory=KernelChildFactory, LabTools=LabTools
+    )

@@ -23,6 +23,7 @@ from sciencediscovery.context import (
     SystemSection,
 )
 from sciencediscovery.runtime_core import Message
+from sciencediscovery.tools.registry import ToolRegistry
 
 from . import settings as keys
 from .channels import ACTIVE_SKILLS_CHANNEL, PLAN_CHANNEL, PlanState, SkillRead, instructions_visible
@@ -114,26 +115,33 @@ def run_contract_factory(contract: RunContract) -> ContributorFactory:
     )
 
 
-def render_capabilities(tools: Iterable[str], deferred: Iterable[str]) -> str:
-    names = sorted(tools)
+def render_capabilities(tools: Iterable[str], searchable: Iterable[str]) -> str:
+    """The capabilities section: the governed tools of this turn, and deferred ones by name only."""
+    names = list(tools)
     lines = [
         "Governed tools for this turn: " + (", ".join(names) if names else "none") + ".",
-        "Only these tools exist for this run; every call is checked against governance before it runs.",
+        "No other tool exists for this run; every call is checked by governance before it runs.",
     ]
-    hidden = sorted(set(deferred) - set(names))
+    hidden = [name for name in searchable if name not in names]
     if hidden and TOOL_SEARCH in names:
         lines.append(
-            f"{len(hidden)} more tools are searchable but not loaded: call {TOOL_SEARCH} to find and load one "
-            f"(e.g. select:<name>). Searchable: {', '.join(hidden)}."
+            f"Searchable, not loaded: {', '.join(hidden)}. Call {TOOL_SEARCH} (a query or select:<name>) to load "
+            "one; it becomes callable from your next turn."
         )
     return "\n".join(lines)
 
 
-def capabilities_factory(deferred: Callable[[ContextScope], Iterable[str]] | None) -> ContributorFactory:
+def capabilities_factory(registry: ToolRegistry | None) -> ContributorFactory:
     async def contribute(request: ContributionRequest) -> Contribution:
-        names = [spec.name for spec in request.tools]
-        hidden = deferred(request.scope) if deferred is not None else ()
-        return _section("capabilities", SectionSlot.CAPABILITIES, render_capabilities(names, hidden))
+        searchable = []
+        if registry is not None:
+            searchable = [
+                name
+                for name in registry.names
+                if getattr(registry.get(name), "deferred", False) and not registry.is_visible(name, request.turn)
+            ]
+        text = render_capabilities([spec.name for spec in request.tools], searchable)
+        return _section("capabilities", SectionSlot.CAPABILITIES, text)
 
     return _dynamic("orchestration.capabilities", contribute)
 
@@ -216,7 +224,7 @@ def builtin_factories(settings: Mapping[str, Any]) -> list[ContributorFactory]:
     factories = [
         identity_factory(profile_set),
         governance_factory(settings.get(keys.GOVERNANCE_SUMMARY)),
-        capabilities_factory(settings.get(keys.DEFERRED_TOOLS)),
+        capabilities_factory(keys.tool_registry(settings)),
         active_skills_factory(),
         plan_progress_factory(),
     ]

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from sciencediscovery.runtime_core import ConfigurationError
+from sciencediscovery.tools.registry import ToolRegistry
 
 from .contract import RunContract
 from .errors import RunContractError
@@ -34,8 +35,9 @@ SPECIALISTS = "specialists"
 """Specialist name to :class:`SpecialistDefinition` (set by :func:`prepare_settings`)."""
 CHILD_RUN_FACTORY = "child_run_factory"
 """The composition root's :class:`ChildRunFactory`; without it the ``task`` tool is not registered."""
-DEFERRED_TOOLS = "deferred_tools"
-"""A callable ``(scope) -> names`` of deferred tools not yet promoted (announced as searchable only)."""
+TOOL_REGISTRY = "tool_registry"
+"""The run's :class:`~sciencediscovery.tools.registry.ToolRegistry`; its unpromoted deferred tools are announced
+as searchable (names only)."""
 TASK_BRIEF_CHARS = "task_brief_max_chars"
 """Upper bound of a subagent brief returned by ``task`` (default 4000)."""
 
@@ -91,6 +93,13 @@ def child_run_factory(settings: Mapping[str, Any]) -> ChildRunFactory | None:
     if factory is not None and not isinstance(factory, ChildRunFactory):
         raise ConfigurationError(CHILD_RUN_FACTORY, f"must implement ChildRunFactory, got {type(factory).__name__}")
     return factory
+
+
+def tool_registry(settings: Mapping[str, Any]) -> ToolRegistry | None:
+    registry = settings.get(TOOL_REGISTRY)
+    if registry is not None and not isinstance(registry, ToolRegistry):
+        raise ConfigurationError(TOOL_REGISTRY, f"must be a ToolRegistry, got {type(registry).__name__}")
+    return registry
 
 
 def brief_chars(settings: Mapping[str, Any]) -> int | None:
