@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 import time
@@ -13,7 +14,7 @@ from typing import Any
 import attrs
 import pytest
 
-from sciencediscovery.runtime_core import CollectingSink, ExternalWaits, TurnContext
+from sciencediscovery.runtime_core import CollectingSink, ExternalWaits, ModelInput, RunEvent, TurnContext
 
 HOLD_LIMIT_S = 10.0
 
@@ -167,3 +168,30 @@ def fake_sleep(recorded_sleeps: list[float]) -> Any:
         recorded_sleeps.append(delay)
 
     return sleep
+
+
+class _FirstDeltaSink:
+    def __init__(self) -> None:
+        self.events: list[RunEvent] = []
+        self.first_delta = asyncio.Event()
+
+    def emit(self, event: RunEvent) -> None:
+        self.events.append(event)
+        if event.kind == "model_stream_delta":
+            self.first_delta.set()
+
+
+async def _cancel_after_first_delta(client: Any, model_input: ModelInput) -> None:
+    sink = _FirstDeltaSink()
+    context = TurnContext("run-1", "ctx-1", 1, sink, ExternalWaits("run-1", "ctx-1", sink.emit))
+    task = asyncio.create_task(client.complete(model_input, context))
+    await asyncio.wait_for(sink.first_delta.wait(), HOLD_LIMIT_S)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
+@pytest.fixture
+def cancel_after_first_delta() -> Any:
+    """Run ``client.complete`` in a task and cancel it as soon as the first stream delta is emitted."""
+    return _cancel_after_first_delta

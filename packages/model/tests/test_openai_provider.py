@@ -27,13 +27,10 @@ from sciencediscovery.model.plugin import BUILTIN_PROVIDERS
 from sciencediscovery.runtime_core import (
     ConfigurationError,
     ContextOverflowError,
-    ExternalWaits,
     Message,
     ModelInput,
-    RunEvent,
     ToolCall,
     ToolSpec,
-    TurnContext,
     Usage,
 )
 
@@ -52,6 +49,15 @@ def chunk(sse: Any, delta: dict[str, Any] | None = None, finish: str | None = No
     if usage:
         body["usage"] = usage
     return sse(body)
+
+
+def tool_delta(index: int, arguments: str, call_id: str | None = None, name: str | None = None) -> dict[str, Any]:
+    """A delta carrying one tool-call fragment; the first fragment of a call has its id, type and name."""
+    call: dict[str, Any] = {"index": index, "function": {"arguments": arguments}}
+    if call_id:
+        call.update(id=call_id, type="function")
+        call["function"]["name"] = name
+    return {"tool_calls": [call]}
 
 
 def text_stream(sse: Any, *pieces: str) -> list[str]:
@@ -82,12 +88,12 @@ def test_text_and_tool_calls_split_across_chunks_assemble_into_one_turn(loopback
         chunk(sse, {"role": "assistant", "content": ""}),
         chunk(sse, {"content": "Let me "}),
         chunk(sse, {"content": "check."}),
-        chunk(sse, {"tool_calls": [{"index": 0, "id": "call_a", "type": "function", "function": {"name": "read_skill", "arguments": ""}}]}),
-        chunk(sse, {"tool_calls": [{"index": 0, "function": {"arguments": '{"na'}}]}),
-        chunk(sse, {"tool_calls": [{"index": 1, "id": "call_b", "type": "function", "function": {"name": "search", "arguments": '{"query"'}}]}),
-        chunk(sse, {"tool_calls": [{"index": 0, "function": {"arguments": 'me": "literature'}}]}),
-        chunk(sse, {"tool_calls": [{"index": 1, "function": {"arguments": ': "TP53 resistance"}'}}]}),
-        chunk(sse, {"tool_calls": [{"index": 0, "function": {"arguments": '-review"}'}}]}),
+        chunk(sse, tool_delta(0, "", "call_a", "read_skill")),
+        chunk(sse, tool_delta(0, '{"na')),
+        chunk(sse, tool_delta(1, '{"query"', "call_b", "search")),
+        chunk(sse, tool_delta(0, 'me": "literature')),
+        chunk(sse, tool_delta(1, ': "TP53 resistance"}')),
+        chunk(sse, tool_delta(0, '-review"}')),
         chunk(sse, finish="tool_calls"),
         chunk(sse, usage={"prompt_tokens": 120, "completion_tokens": 30, "total_tokens": 150,
                           "prompt_tokens_details": {"cached_tokens": 64}}),
@@ -307,34 +313,15 @@ def test_an_unreachable_server_is_a_connection_error_after_retries(turn, fake_sl
     assert [e.reason for e in turn.sink.events if isinstance(e, ModelRetry)] == ["connection_error"]
 
 
-class _FirstDeltaSink:
-    def __init__(self) -> None:
-        self.events: list[RunEvent] = []
-        self.first_delta = asyncio.Event()
-
-    def emit(self, event: RunEvent) -> None:
-        self.events.append(event)
-        if isinstance(event, ModelStreamDelta):
-            self.first_delta.set()
-
-
-def test_cancelling_mid_stream_closes_the_in_flight_request(loopback, sse_event, reply, fake_sleep):
+def test_cancelling_mid_stream_closes_the_in_flight_request(
+    loopback, sse_event, reply, fake_sleep, cancel_after_first_delta
+):
     sse = sse_event
     loopback.add(
         reply(events=[chunk(sse, {"role": "assistant", "content": ""}), chunk(sse, {"content": "Hel"})], hang=True)
     )
-    client = make_client(loopback.url + "/v1", fake_sleep)
 
-    async def scenario() -> None:
-        sink = _FirstDeltaSink()
-        context = TurnContext("run-1", "ctx-1", 1, sink, ExternalWaits("run-1", "ctx-1", sink.emit))
-        task = asyncio.create_task(client.complete(SIMPLE_INPUT, context))
-        await asyncio.wait_for(sink.first_delta.wait(), 10)
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
-
-    asyncio.run(scenario())
+    asyncio.run(cancel_after_first_delta(make_client(loopback.url + "/v1", fake_sleep), SIMPLE_INPUT))
 
     assert loopback.disconnected.wait(10), "the server never saw the client close the stream"
 
