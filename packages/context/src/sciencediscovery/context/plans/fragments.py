@@ -117,7 +117,7 @@ def _unique_ids(instance: ContextPlan, attribute: attrs.Attribute[Any], value: t
     seen: set[str] = set()
     for fragment in value:
         if not isinstance(fragment, ContextFragment):
-            raise PlanDefinitionError(attribute.name, f"must hold ContextFragment values, not {type(fragment).__name__}")
+            raise PlanDefinitionError(attribute.name, f"holds a {type(fragment).__name__}, not a ContextFragment")
         if fragment.id in seen:
             raise PlanDefinitionError(attribute.name, f"fragment id {fragment.id!r} is used twice")
         seen.add(fragment.id)

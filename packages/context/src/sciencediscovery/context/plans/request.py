@@ -95,18 +95,23 @@ def _field_text(value: Any) -> str:
 
 
 def _render(fragment: ContextFragment) -> tuple[str | None, tuple[Message, ...]]:
-    """A fragment's system-prompt text or its body messages."""
+    """A fragment's system-prompt text or its body messages.
+
+    History fragments render list fields as history entries, preceded by one data message
+    holding their other fields; data fragments render as one user data message.
+    """
     if fragment.role in INSTRUCTION_ROLES:
         return "\n".join(_field_text(v) for v in fragment.fields.values()), ()
     meta = {"fragment_id": fragment.id, "trust": fragment.trust.value}
-    if fragment.role is FragmentRole.HISTORY:
-        messages = [
-            attrs.evolve(message, metadata=meta)
-            for name, entries in fragment.fields.items()
-            for message in messages_from_entries(entries, field=f"{fragment.id}.{name}")
-        ]
-        return None, tuple(messages)
-    return None, (Message.user(json.dumps(dict(fragment.fields), ensure_ascii=False), **meta),)
+    if fragment.role is not FragmentRole.HISTORY:
+        return None, (Message.user(json.dumps(dict(fragment.fields), ensure_ascii=False), **meta),)
+    facts = {name: value for name, value in fragment.fields.items() if not isinstance(value, list)}
+    messages = [Message.user(json.dumps(facts, ensure_ascii=False), **meta)] if facts else []
+    for name, entries in fragment.fields.items():
+        if isinstance(entries, list):
+            found = messages_from_entries(entries, field=f"{fragment.id}.{name}")
+            messages.extend(attrs.evolve(message, metadata=meta) for message in found)
+    return None, tuple(messages)
 
 
 def assemble(value: DirectInput, request: ContextRequest) -> ModelInput:

@@ -91,6 +91,7 @@ class CancelSignal:
         self.check(stage)
         return work.result()
 
+
 def _discard(task: asyncio.Future[object]) -> None:
     if not task.cancelled():
         task.exception()
