@@ -218,11 +218,10 @@ class GovernedToolDispatcher:
         status = ToolResultStatus.ERROR if output.is_error else ToolResultStatus.OK
         error_kind = (output.error_kind or ErrorKind.TOOL_ERROR.value) if output.is_error else None
         if original > self.settings.max_inline_chars:
-            omitted = original - self.settings.max_inline_chars
             content = cap_text(
                 content,
                 self.settings.max_inline_chars,
-                f"{omitted} characters omitted; the full output is stored as {ref}: "
+                f"output of {original} characters cut to head and tail; the full output is stored as {ref}: "
                 f"read it with read_tool_output(ref={ref!r}, query=... or line_start=...)",
             )
             if not output.is_error:

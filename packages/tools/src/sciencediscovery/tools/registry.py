@@ -53,6 +53,16 @@ class RegistrationCollector:
         self.items.append((item, self.source))
 
 
+def _describe(plugin_manager: Any, implementation: Any) -> str:
+    """``plugin 'name'`` plus its distribution when installed through an entry point."""
+    name = implementation.plugin_name
+    if name.isdigit():  # registered without a name: describe the object
+        plugin = implementation.plugin
+        name = getattr(plugin, "__name__", None) or f"{type(plugin).__module__}.{type(plugin).__qualname__}"
+    distribution = getattr(plugin_manager, "distributions", {}).get(implementation.plugin_name)
+    return f"plugin {name!r}" + (f" ({distribution[0]} {distribution[1]})" if distribution else "")
+
+
 def collect(plugin_manager: Any, hook: str, settings: Mapping[str, Any]) -> list[tuple[object, str]]:
     """Call every implementation of the registration ``hook`` and return (item, source) pairs, then freeze.
 
@@ -61,7 +71,7 @@ def collect(plugin_manager: Any, hook: str, settings: Mapping[str, Any]) -> list
     """
     collector = RegistrationCollector(hook)
     for implementation in reversed(getattr(plugin_manager.hook, hook).get_hookimpls()):
-        collector.source = f"plugin {implementation.plugin_name!r}"
+        collector.source = _describe(plugin_manager, implementation)
         arguments = {"register": collector, "settings": settings}
         implementation.function(**{name: arguments[name] for name in implementation.argnames})
     collector.frozen = True

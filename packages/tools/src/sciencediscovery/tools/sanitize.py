@@ -191,9 +191,11 @@ def sanitize(text: str) -> Sanitized:
 
 
 def cap_text(text: str, max_chars: int, notice: str) -> str:
-    """Cap ``text`` to about ``max_chars`` characters: head, ``notice`` on its own line, tail."""
+    """Cap ``text`` to ``max_chars`` characters (or the notice's length if longer): head, notice line, tail."""
     if len(text) <= max_chars:
         return text
-    head = max_chars * 2 // 3
-    tail = max_chars - head
-    return f"{text[:head]}\n[... {notice} ...]\n{text[len(text) - tail :]}"
+    marker = f"\n[... {notice} ...]\n"
+    room = max(0, max_chars - len(marker))
+    head = room * 2 // 3
+    tail = room - head
+    return text[:head] + marker + text[len(text) - tail :] if tail else text[:head] + marker

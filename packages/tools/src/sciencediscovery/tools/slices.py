@@ -89,7 +89,8 @@ def read_slice(content: str, request: SliceRequest, max_chars: int) -> OutputSli
         return _query(lines, request, max_chars)
     if mode == "chars":
         return _chars(lines, request, max_chars)
-    return _line_range(lines, request.line_start or 1, request.line_end, max_chars, mode)
+    first = 1 if request.line_start is None else request.line_start
+    return _line_range(lines, first, request.line_end, max_chars, mode)
 
 
 def _slice(lines: _Lines, start: int, end: int, mode: str, truncated: bool, **extra: object) -> OutputSlice:
