@@ -7,9 +7,10 @@ import attrs
 import pytest
 
 from sciencediscovery.context import (
-    SLOT_ORDER,
     ContextScope,
-    ContributionRequest,
+    ContextSettings,
+    DeterministicSummarizer,
+    DynamicContextAssembler,
     RunStateChannels,
     discover_contributor_factories,
     discover_state_channels,
@@ -18,14 +19,13 @@ from sciencediscovery.context import plugin as context_plugin
 from sciencediscovery.orchestration import ChildRunSpec, prepare_settings
 from sciencediscovery.orchestration import plugin as orchestration_plugin
 from sciencediscovery.runtime_core import (
-    AssembledContext,
-    AssemblyRequest,
     CollectingSink,
     FanOutSink,
     ModelInput,
     RunRequest,
     RunResult,
     RuntimeBuilder,
+    TurnStarted,
     hookimpl,
     make_plugin_manager,
 )
@@ -79,42 +79,19 @@ def plugin_manager(*extra: object):
     )
 
 
-class SectionAssembler:
-    """A minimal dynamic assembler for these tests: contributor sections (slot order) become the system
-    prompt, channel sections too; contributor messages follow canonical history; tools come from the registry."""
+class TurnTools:
+    """``tools_provider`` for the assembler: the registry's governed tools at the current kernel turn."""
 
-    def __init__(self, manager, settings, scope: ContextScope, registry: ToolRegistry, channels: RunStateChannels):
-        self.contributors = [
-            c for f in discover_contributor_factories(manager, settings) if (c := f.create(scope)) is not None
-        ]
-        self.scope = scope
+    def __init__(self, registry: ToolRegistry) -> None:
         self.registry = registry
-        self.channels = channels
+        self.turn = 1
 
-    async def assemble(self, request: AssemblyRequest) -> AssembledContext:
-        tools = self.registry.visible_specs(request.turn)
-        contribution_request = ContributionRequest(
-            request.context_id,
-            request.run_id,
-            request.turn,
-            self.scope,
-            request.history,
-            self.channels.snapshot(),
-            tools,
-        )
-        sections, messages = [], []
-        for contributor in self.contributors:
-            contribution = await contributor.contribute(contribution_request)
-            sections += contribution.sections
-            messages += contribution.messages
-        for channel in self.channels.channels:
-            section = getattr(channel, "render_section", lambda state: None)(self.channels.snapshot()[channel.name])
-            if section is not None:
-                sections.append(section)
-        sections.sort(key=lambda s: (SLOT_ORDER.index(s.slot), s.order, s.id))
-        prompt = "\n\n".join(s.content for s in sections)
-        model_input = ModelInput(prompt, (*request.history, *messages), tools, {"sections": [s.id for s in sections]})
-        return AssembledContext(request.history, model_input)
+    def emit(self, event) -> None:
+        if isinstance(event, TurnStarted):
+            self.turn = event.turn
+
+    def __call__(self, scope) -> tuple:
+        return self.registry.visible_specs(self.turn)
 
 
 @attrs.define
@@ -132,22 +109,31 @@ class KernelRun:
         return self.model.inputs
 
 
-def compose(manager, settings: dict, scope: ContextScope, script, *, allow=None) -> tuple[object, KernelRun]:
+def compose(manager, settings: dict, scope: ContextScope, script, *, allow=None, context=None, run_id="run-main"):
+    """A kernel runtime with the real tools registry/dispatcher and the real DynamicContextAssembler."""
     prepared = prepare_settings(manager, settings)
     run_tools = build_tools(manager, prepared, allow=allow)
     prepared = {**prepared, "tool_registry": run_tools.registry}
-    channels = RunStateChannels(discover_state_channels(manager, prepared))
+    turn_tools = TurnTools(run_tools.registry)
+    assembler = DynamicContextAssembler(
+        settings=context or ContextSettings(),
+        tools_provider=turn_tools,
+        summarizer=DeterministicSummarizer(),
+        scope=scope,
+        factories=discover_contributor_factories(manager, prepared),
+        channels=discover_state_channels(manager, prepared),
+    )
     sink = CollectingSink()
     model = ListModelClient(script)
     runtime = (
         RuntimeBuilder()
-        .context_assembler(SectionAssembler(manager, prepared, scope, run_tools.registry, channels))
+        .context_assembler(assembler)
         .model_client(model)
         .tool_dispatcher(run_tools.dispatcher)
-        .event_sink(FanOutSink([channels, sink]))
+        .event_sink(FanOutSink([turn_tools, assembler, sink]))
         .build()
     )
-    return runtime, KernelRun(model, channels, run_tools.registry, sink, prepared)
+    return runtime, KernelRun(model, assembler.channels_for(run_id), run_tools.registry, sink, prepared)
 
 
 class KernelChildFactory:
@@ -166,11 +152,17 @@ class KernelChildFactory:
         settings = spec.settings(self.base_settings)
         every_tool = ToolRegistry.from_plugins(self.manager, prepare_settings(self.manager, settings))
         allow = [tool.name for tool in spec.select_tools(every_tool.get(name) for name in every_tool.names)]
+        run_id = f"run-{len(self.runs)}-{spec.scope.value}"
         runtime, run = compose(
-            self.manager, settings, ContextScope(spec.scope.value), self.scripts[spec.scope.value], allow=allow
+            self.manager,
+            settings,
+            ContextScope(spec.scope.value),
+            self.scripts[spec.scope.value],
+            allow=allow,
+            run_id=run_id,
         )
         self.runs.append(run)
-        return await runtime.run(RunRequest(spec.context_id, spec.history, max_turns=spec.max_turns))
+        return await runtime.run(RunRequest(spec.context_id, spec.history, max_turns=spec.max_turns, run_id=run_id))
 
 
 async def _list_files(invocation):

@@ -21,7 +21,7 @@ def run_main(kernel, script, child_scripts, settings=None, *plugins):
     base = dict(settings or {})
     factory = kernel.ChildFactory(manager, base, child_scripts)
     runtime, run = kernel.compose(manager, {**base, "child_run_factory": factory}, ContextScope.MAIN, script)
-    result = asyncio.run(runtime.run(RunRequest("ctx-main", [Message.user("go")])))
+    result = asyncio.run(runtime.run(RunRequest("ctx-main", [Message.user("go")], run_id="run-main")))
     return result, run, factory
 
 

@@ -4,8 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sciencediscovery.orchestration import PlanError, PlanStatus, parse_plan, plan_progress
-from sciencediscovery.runtime_core import Message, ToolCall, ToolResultStatus
+from sciencediscovery.orchestration import PlanError, PlanStatus, parse_plan
 
 PLAN_ARGS = {
     "explanation": "TP53 resistance evidence review",
@@ -65,32 +64,3 @@ def test_any_valid_plan_round_trips(entries: list) -> None:
             items.append({"step": step.strip(), "status": status})
     plan = parse_plan({"explanation": "", "items": items})
     assert parse_plan(plan.to_json()) == plan
-
-
-def _step(call_id: str, name: str, status: ToolResultStatus = ToolResultStatus.OK) -> list[Message]:
-    call = ToolCall(call_id, name, {})
-    return [Message.assistant("", [call]), Message.tool_result(call, "done", status=status)]
-
-
-def test_progress_counts_model_steps_and_completed_non_plan_results_since_the_anchor() -> None:
-    history = [
-        Message.user("go"),
-        *_step("p1", "update_plan"),
-        *_step("c1", "search"),
-        *_step("c2", "search", ToolResultStatus.ERROR),
-        *_step("p2", "update_plan"),
-        Message.assistant("thinking"),
-    ]
-    progress = plan_progress(history, "p1")
-    assert (progress.anchor_found, progress.model_steps_since, progress.tool_results_since) == (True, 4, 1)
-    assert progress.to_json() == {
-        "toolCallId": "p1",
-        "anchorFound": True,
-        "modelStepsSince": 4,
-        "completedToolResultsSince": 1,
-    }
-
-
-def test_progress_after_compaction_removed_the_anchor_omits_counters() -> None:
-    progress = plan_progress([Message.user("summary"), *_step("c9", "search")], "p1")
-    assert progress.to_json() == {"toolCallId": "p1", "anchorFound": False}

@@ -32,7 +32,7 @@ from .errors import (
     TaskArgumentError,
     UnknownSkillError,
 )
-from .plans import UPDATE_PLAN, Plan, PlanItem, PlanProgress, PlanStatus, parse_plan, plan_progress
+from .plans import UPDATE_PLAN, Plan, PlanItem, PlanStatus, parse_plan
 from .profiles import DEFAULT_PROFILES, AgentProfile, ProfileSet, Scope, load_profiles, profiles_from_mapping
 from .reviewer import Reviewer, ReviewFinding, ReviewLevelError, ReviewOutcome
 from .settings import prepare_settings
@@ -63,7 +63,6 @@ __all__ = [
     "PlanChannel",
     "PlanError",
     "PlanItem",
-    "PlanProgress",
     "PlanState",
     "PlanStatus",
     "ProfileError",
@@ -89,7 +88,6 @@ __all__ = [
     "load_profiles",
     "load_skill",
     "parse_plan",
-    "plan_progress",
     "prepare_settings",
     "profiles_from_mapping",
     "read_skill_tool",

@@ -40,7 +40,7 @@ def _escape(text: str) -> str:
 
 @attrs.frozen
 class PlanChannel:
-    """Holds the latest valid plan; rendered as the protected ``plan_state`` section, never as data."""
+    """Holds the latest valid plan: projected as data and as the protected ``plan_state`` section."""
 
     name: str = PLAN_CHANNEL
     initial: PlanState | None = None
@@ -51,7 +51,7 @@ class PlanChannel:
         return PlanState(parse_plan(call.arguments), call.id)
 
     def render(self, state: PlanState | None) -> dict[str, Any] | None:
-        return None
+        return None if state is None else state.plan.to_json()
 
     def render_section(self, state: PlanState | None) -> SystemSection | None:
         if state is None:

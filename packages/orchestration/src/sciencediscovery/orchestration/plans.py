@@ -1,14 +1,17 @@
-"""Plans: the ``update_plan`` arguments, their validation, rendering and observational progress."""
+"""Plans: the ``update_plan`` arguments, their validation and rendering.
+
+Plan progress for the trace (declaring call, whether it is still visible,
+model steps and completed non-plan results since) is computed by the context
+assembler from the ``plan`` channel's anchor; it never labels a plan stale.
+"""
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import attrs
-
-from sciencediscovery.runtime_core import Message, Role, ToolResultStatus
 
 from .errors import PlanError
 
@@ -98,47 +101,3 @@ def parse_plan(arguments: Mapping[str, Any]) -> Plan:
     if len(in_progress) > 1:
         raise PlanError(f"items[{in_progress[1]}].status", "only one item may be in_progress at a time")
     return Plan(explanation, tuple(items))
-
-
-@attrs.frozen
-class PlanProgress:
-    """Observational plan progress for the trace; it never labels a plan stale or blocks anything.
-
-    When the declaring call is no longer visible (compaction removed it),
-    ``anchor_found`` is false and the counters are ``None`` rather than guessed.
-    """
-
-    call_id: str
-    anchor_found: bool
-    model_steps_since: int | None = None
-    tool_results_since: int | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"toolCallId": self.call_id, "anchorFound": self.anchor_found}
-        if self.anchor_found:
-            data["modelStepsSince"] = self.model_steps_since
-            data["completedToolResultsSince"] = self.tool_results_since
-        return data
-
-
-def plan_progress(history: Sequence[Message], call_id: str) -> PlanProgress:
-    """Progress since the ``update_plan`` call ``call_id`` in model-visible ``history``."""
-    anchor = next(
-        (
-            index
-            for index, m in enumerate(history)
-            if m.role is Role.ASSISTANT and any(c.id == call_id for c in m.tool_calls)
-        ),
-        None,
-    )
-    if anchor is None:
-        return PlanProgress(call_id, anchor_found=False)
-    later = history[anchor + 1 :]
-    return PlanProgress(
-        call_id,
-        anchor_found=True,
-        model_steps_since=sum(m.role is Role.ASSISTANT for m in later),
-        tool_results_since=sum(
-            m.role is Role.TOOL and m.status is ToolResultStatus.OK and m.name != UPDATE_PLAN for m in later
-        ),
-    )
