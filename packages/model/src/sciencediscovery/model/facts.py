@@ -34,7 +34,7 @@ KNOWN_FAMILIES: tuple[ModelFamily, ...] = (
     ModelFamily("o3", 200_000, 100_000, "o200k_base"),
     ModelFamily("o4", 200_000, 100_000, "o200k_base"),
     ModelFamily("gpt-4-turbo", 128_000, 4_096, "cl100k_base"),
-    ModelFamily("gpt-4", 8_192, 8_192, "cl100k_base"),
+    ModelFamily("gpt-4", 8_192, 4_096, "cl100k_base"),
     ModelFamily("gpt-3.5-turbo", 16_385, 4_096, "cl100k_base"),
     ModelFamily("claude-opus-4", 200_000, 32_000, None),
     ModelFamily("claude-sonnet-4", 200_000, 64_000, None),
