@@ -10,8 +10,8 @@ from sciencediscovery.context import (
     ContextScope,
     ContextSettings,
     DeterministicSummarizer,
-    DynamicContextAssembler,
     RunStateChannels,
+    build_context_assembler,
     discover_contributor_factories,
     discover_state_channels,
 )
@@ -115,9 +115,10 @@ def compose(manager, settings: dict, scope: ContextScope, script, *, allow=None,
     run_tools = build_tools(manager, prepared, allow=allow)
     prepared = {**prepared, "tool_registry": run_tools.registry}
     turn_tools = TurnTools(run_tools.registry)
-    assembler = DynamicContextAssembler(
-        settings=context or ContextSettings(),
+    assembler = build_context_assembler(
+        context or ContextSettings(),
         tools_provider=turn_tools,
+        system_prompt=lambda scope: prepared["profiles"].for_scope(scope).identity,
         summarizer=DeterministicSummarizer(),
         scope=scope,
         factories=discover_contributor_factories(manager, prepared),
