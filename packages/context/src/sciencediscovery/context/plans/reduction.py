@@ -89,7 +89,9 @@ async def compress_fragment(
 ) -> ContextFragment:
     """Compress through ``compressor``; with ``preserve`` only the old segment is sent and the tail stitched back.
 
-    Raises :class:`PreservedTailTooLargeError` when the kept tail alone misses the target.
+    The returned old segment must be valid user-turn history (it opens with a user message);
+    the tail keeps its groups unchanged. Raises :class:`PreservedTailTooLargeError` when the
+    kept tail alone misses the target.
     With no old segment the compressor is not called and the fragment is returned unchanged.
     """
     target = step_target(step, fragment)
@@ -121,9 +123,9 @@ async def compress_fragment(
         raise ReductionError(step.id, f"compressor must return the fields {sorted(fields)}")
     new_fields = dict(result)
     if step.preserve is not None:
-        name, grouping = step.preserve.field, step.preserve.grouping
-        summary = _check_history(new_fields[name], grouping, f"{fragment.id}.{name}", step.id)
-        new_fields[name] = _check_history([*summary, *tail], grouping, f"{fragment.id}.{name}", step.id)
+        name = step.preserve.field
+        summary = _check_history(new_fields[name], USER_TURN, f"{fragment.id}.{name}", step.id)
+        new_fields[name] = [*summary, *tail]
     elif fragment.role is FragmentRole.HISTORY:
         for name, entries in new_fields.items():
             _check_history(entries, USER_TURN, f"{fragment.id}.{name}", step.id)

@@ -153,7 +153,8 @@ def _message_chars(message: Message) -> int:
 
 def measure(model_input: ModelInput, request: ContextRequest) -> Measurement:
     """Measure the snapshot; a response schema already embedded in the instructions is counted once."""
-    schema_chars = len(model_input.system_prompt) + json_chars(to_json(list(model_input.tools)))
+    tools = json_chars(to_json(list(model_input.tools))) if model_input.tools else 0
+    schema_chars = len(model_input.system_prompt) + tools
     schema = model_input.metadata.get(RESPONSE_SCHEMA_KEY)
     if schema is not None:
         schema_text = json.dumps(schema, ensure_ascii=False)
