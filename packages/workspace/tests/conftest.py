@@ -58,6 +58,12 @@ def settings_for(tree: Path) -> dict[str, Any]:
 
 
 @pytest.fixture
+def workspace_settings(tree: Path) -> dict[str, Any]:
+    """Run settings as the composition root passes them to ``register_tools``."""
+    return settings_for(tree)
+
+
+@pytest.fixture
 def workspace(tree: Path) -> Workspace:
     return Workspace(mounts_from_settings(settings_for(tree)["workspace_mounts"]))
 

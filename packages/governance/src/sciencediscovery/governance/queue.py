@@ -46,7 +46,7 @@ class DecisionQueue:
 
     def __init__(self) -> None:
         self._pending: dict[str, tuple[PermissionRequest, asyncio.Future[Resolution]]] = {}
-        self._settled: dict[str, Resolution] = {}
+        self._settled: dict[str, tuple[PermissionRequest, Resolution]] = {}
 
     def submit(self, request: PermissionRequest) -> asyncio.Future[Resolution]:
         """Enqueue ``request``; the returned future completes when it is settled."""
@@ -59,21 +59,29 @@ class DecisionQueue:
         return [request for request, _ in self._pending.values()]
 
     def get(self, request_id: str) -> PermissionRequest:
+        """A pending or settled request; :class:`~.errors.UnknownRequestError` if there never was one."""
         if request_id in self._pending:
             return self._pending[request_id][0]
         if request_id in self._settled:
-            raise AlreadyResolvedError(request_id, self._settled[request_id].decision.kind)
+            return self._settled[request_id][0]
         raise UnknownRequestError(request_id)
 
+    def settle_check(self, request_id: str) -> None:
+        """Raise :class:`~.errors.AlreadyResolvedError` if the request is already settled."""
+        if request_id in self._settled:
+            raise AlreadyResolvedError(request_id, self._settled[request_id][1].decision.kind)
+
     def settle(self, request_id: str, resolution: Resolution) -> PermissionRequest:
-        """Settle a pending request exactly once."""
-        request = self.get(request_id)
-        _, future = self._pending.pop(request_id)
-        self._settled[request_id] = resolution
-        if not future.done():
-            future.set_result(resolution)
+        """Settle a pending request exactly once (:class:`~.errors.AlreadyResolvedError` the second time)."""
+        self.settle_check(request_id)
+        request, future = self._pending.pop(request_id, (None, None))
+        if request is None or future is None:
+            raise UnknownRequestError(request_id)
+        self._settled[request_id] = (request, resolution)
+        future.set_result(resolution)
         return request
 
     def resolution(self, request_id: str) -> Resolution | None:
         """How a settled request was settled (``None`` while pending or unknown)."""
-        return self._settled.get(request_id)
+        settled = self._settled.get(request_id)
+        return settled[1] if settled else None

@@ -213,14 +213,15 @@ class PermissionService:
     def decide(self, request_id: str, decision: Decision, *, source: str = "api") -> PermissionRequest:
         """Resolve a pending request exactly once.
 
-        Raises :class:`~.errors.UnknownRequestError`, :class:`~.errors.AlreadyResolvedError`,
-        :class:`~.errors.StaleEpochError` (the request's epoch is no longer current), or
-        :class:`~.errors.RuleError` (an ``allow_matching`` rule is malformed); the request
-        stays pending after any of these errors except the first two.
+        Raises :class:`~.errors.UnknownRequestError`, :class:`~.errors.StaleEpochError` (the
+        request belongs to an older epoch), :class:`~.errors.AlreadyResolvedError`, or
+        :class:`~.errors.RuleError` (an ``allow_matching`` rule is malformed; the request
+        then stays pending).
         """
         request = self.queue.get(request_id)
         if request.epoch_id != self._epoch.epoch_id:
             raise StaleEpochError(request_id, request.epoch_id, self._epoch.epoch_id)
+        self.queue.settle_check(request_id)
         if isinstance(decision, AllowMatching) and decision.scope is not GrantScope.ONCE:
             self.grant(
                 decision.rule or self._exact_rule(request), decision.scope, context_id=request.context_id, source=source

@@ -1,0 +1,235 @@
+"""PermissionService end to end: rules, epoch limits, the ask queue as an external wait, grants and rotation."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from sciencediscovery.governance import (
+    AllowMatching,
+    AllowOnce,
+    AlreadyResolvedError,
+    Authorization,
+    Deny,
+    GrantScope,
+    PermissionService,
+    RuleError,
+    StaleEpochError,
+    UnknownGrantError,
+    UnknownRequestError,
+)
+from sciencediscovery.runtime_core import CollectingSink, ExternalWaitFinished, ExternalWaits, ExternalWaitStarted
+
+
+def _authorize(service: PermissionService, tool: str, specifier: str, *, action: str = "read", **kw: Any) -> Any:
+    return service.authorize(
+        tool=tool, action=action, specifier=specifier, run_id=kw.get("run_id", "run-1"),
+        context_id=kw.get("context_id", "ctx-1"), waits=kw.get("waits"),
+    )  # fmt: skip
+
+
+def _decided(service: PermissionService, tool: str, specifier: str, decide: Callable[[str], object], **kw: Any):
+    async def scenario() -> tuple[Authorization, str]:
+        task = asyncio.create_task(_authorize(service, tool, specifier, **kw))
+        await asyncio.sleep(0)
+        [request] = service.pending()
+        decide(request.request_id)
+        return await task, request.request_id
+
+    return asyncio.run(scenario())
+
+
+@pytest.mark.parametrize(
+    ("tool", "specifier", "action", "allowed", "source"),
+    [
+        ("read_file", "data/raw.csv", "read", True, "rule:allow:read_file(data/**)"),
+        ("read_file", "data/secret/k", "read", False, "rule:deny:read_file(data/secret/**)"),
+        ("read_file", "DATA/SECRET/k", "read", False, "rule:deny:read_file(data/secret/**)"),
+        ("write_file", "data/raw.csv", "write", False, "epoch"),  # the epoch's data mount is read-only
+        ("http_get", "domain:ncbi.nlm.nih.gov", "network", True, "rule:allow:http_get(domain:*.nih.gov)"),
+        ("http_get", "domain:evil.nih.gov", "network", False, "rule:deny:http_get(domain:evil.nih.gov)"),
+        ("http_get", "domain:example.com", "network", False, "epoch"),  # the epoch's network policy refuses it
+        ("http_get", "domain:127.0.0.1", "network", False, "epoch"),
+    ],
+)
+def test_immediate_verdicts_are_audited(
+    service: PermissionService, tool: str, specifier: str, action: str, allowed: bool, source: str
+) -> None:
+    verdict = asyncio.run(_authorize(service, tool, specifier, action=action))
+    assert (verdict.allowed, verdict.source) == (allowed, source)
+    assert verdict.epoch_id == service.epoch.epoch_id
+    [record] = service.audit.records()
+    assert (record.outcome, record.source, record.tool, record.specifier) == (
+        "allow" if allowed else "deny", source, tool, specifier,
+    )  # fmt: skip
+
+
+def test_ask_waits_as_an_external_wait_and_allow_once_allows_only_that_call(service: PermissionService) -> None:
+    sink = CollectingSink()
+    waits = ExternalWaits("run-1", "ctx-1", sink.emit)
+    verdict, request_id = _decided(
+        service, "run_code", "*", lambda rid: service.decide(rid, AllowOnce(), source="user:alice"), waits=waits
+    )
+    assert verdict.allowed
+    assert verdict.source == "decision:allow_once:user:alice"
+    started, finished = sink.events
+    assert isinstance(started, ExternalWaitStarted)
+    assert isinstance(finished, ExternalWaitFinished)
+    assert started.wait_kind == "permission"
+    assert request_id in started.detail
+    assert waits.pending == {}
+    assert [(r.outcome, r.source) for r in service.audit.records()] == [
+        ("ask", "rule:ask:run_code(*)"),
+        ("decision:allow_once", "user:alice"),
+        ("allow", "decision:allow_once:user:alice"),
+    ]
+    again, _ = _decided(service, "run_code", "*", lambda rid: service.decide(rid, Deny("not now")))
+    assert not again.allowed
+    assert again.reason == "not now"
+
+
+def test_allow_matching_conversation_grant_stays_in_its_conversation(service: PermissionService) -> None:
+    _decided(service, "list_files", "data", lambda rid: service.decide(rid, AllowMatching("conversation")))
+    [grant] = service.grants()
+    assert grant.rule.text == "list_files(data)"
+    same = asyncio.run(_authorize(service, "list_files", "data"))
+    assert same.allowed
+    assert same.source == f"grant:{grant.grant_id}"
+    other = _decided(service, "list_files", "data", lambda rid: service.decide(rid, Deny()), context_id="ctx-2")[0]
+    assert not other.allowed
+
+
+def test_allow_matching_with_an_explicit_rule_and_session_scope(service: PermissionService) -> None:
+    _decided(
+        service,
+        "write_file",
+        "out/a.txt",
+        lambda rid: service.decide(rid, AllowMatching("session", "write_file(out/**)")),
+        action="write",
+    )  # noqa: E501
+    later = asyncio.run(_authorize(service, "write_file", "out/sub/b.txt", action="write", context_id="ctx-9"))
+    assert later.allowed
+    denied_anyway = asyncio.run(_authorize(service, "write_file", "data/x", action="write"))
+    assert not denied_anyway.allowed  # a grant never overrides the epoch's read-only mount
+
+
+def test_a_grant_never_beats_a_deny_rule(service: PermissionService) -> None:
+    service.grant("read_file(**)", GrantScope.SESSION)
+    assert not asyncio.run(_authorize(service, "read_file", "data/secret/k")).allowed
+
+
+def test_once_grants_are_used_up(service: PermissionService) -> None:
+    service.grant("list_files(out)", "once")
+    assert asyncio.run(_authorize(service, "list_files", "out")).allowed
+    assert service.grants() == []
+
+
+def test_revoked_grants_stop_allowing(service: PermissionService) -> None:
+    grant = service.grant("list_files(out)", "session")
+    service.revoke(grant.grant_id, source="user:alice")
+    verdict, _ = _decided(service, "list_files", "out", lambda rid: service.decide(rid, Deny()))
+    assert not verdict.allowed
+    with pytest.raises(UnknownGrantError):
+        service.revoke(grant.grant_id)
+
+
+def test_allow_matching_needs_an_explicit_rule_for_glob_like_specifiers(service: PermissionService) -> None:
+    async def scenario() -> None:
+        task = asyncio.create_task(_authorize(service, "list_files", "out/*"))
+        await asyncio.sleep(0)
+        [request] = service.pending()
+        with pytest.raises(RuleError, match="explicit rule"):
+            service.decide(request.request_id, AllowMatching("session"))
+        assert service.pending() == [request]  # still pending after a refused decision
+        service.decide(request.request_id, AllowOnce())
+        assert (await task).allowed
+
+    asyncio.run(scenario())
+
+
+def test_timeout_resolves_as_deny(make_service: Callable[..., PermissionService]) -> None:
+    service = make_service(timeout_s=0.01)
+    verdict = asyncio.run(_authorize(service, "run_code", "*"))
+    assert not verdict.allowed
+    assert verdict.source == "decision:deny:timeout"
+    assert service.pending() == []
+    with pytest.raises(AlreadyResolvedError):
+        service.decide(verdict.request_id, AllowOnce())  # type: ignore[arg-type]
+
+
+def test_each_request_resolves_exactly_once_and_unknown_ids_are_errors(service: PermissionService) -> None:
+    def decide_twice(request_id: str) -> None:
+        service.decide(request_id, AllowOnce())
+        with pytest.raises(AlreadyResolvedError, match="already resolved"):
+            service.decide(request_id, Deny())
+
+    assert _decided(service, "run_code", "*", decide_twice)[0].allowed
+    with pytest.raises(UnknownRequestError):
+        service.decide("perm-nope", AllowOnce())
+
+
+def test_cancelled_calls_withdraw_their_request(service: PermissionService) -> None:
+    async def scenario() -> str:
+        task = asyncio.create_task(_authorize(service, "run_code", "*"))
+        await asyncio.sleep(0)
+        [request] = service.pending()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return request.request_id
+
+    request_id = asyncio.run(scenario())
+    assert service.pending() == []
+    assert service.queue.resolution(request_id).source == "cancelled"  # type: ignore[union-attr]
+
+
+def test_rotation_voids_grants_and_pending_requests_and_stale_decisions_are_refused(
+    service: PermissionService,
+) -> None:
+    async def scenario() -> None:
+        service.grant("run_code(*)", "session")
+        assert (await _authorize(service, "run_code", "*")).allowed
+        old_epoch = service.epoch.epoch_id
+        new_epoch = service.rotate().epoch_id
+        assert service.grants() == []
+        task = asyncio.create_task(_authorize(service, "run_code", "*"))
+        await asyncio.sleep(0)
+        [request] = service.pending()
+        assert request.epoch_id == new_epoch
+        service.rotate(environment_revision="env-rev-2")
+        verdict = await task
+        assert not verdict.allowed
+        assert verdict.source == "epoch_rotation"
+        with pytest.raises(StaleEpochError) as raised:
+            service.decide(request.request_id, AllowOnce())
+        assert raised.value.epoch_id == new_epoch
+        assert raised.value.current_epoch_id == service.epoch.epoch_id != old_epoch
+
+    asyncio.run(scenario())
+
+
+def test_project_grants_persist_across_sessions_until_rotation(make_service: Callable[..., PermissionService]) -> None:
+    first = make_service()
+    grant = first.grant("list_files(out)", "project", source="user:alice")
+    first.grant("list_files(data)", "session")
+    second = make_service()  # a new session over the same audit file and the same epoch content
+    assert [g.grant_id for g in second.grants()] == [grant.grant_id]
+    assert asyncio.run(_authorize(second, "list_files", "out")).allowed
+    second.rotate()
+    assert second.grants() == []
+    third = make_service()
+    third.revoke(grant.grant_id)
+    assert make_service().grants() == []
+
+
+def test_describe_is_plain_data(service: PermissionService) -> None:
+    service.grant("list_files(out)", "session")
+    described = service.describe()
+    assert described["epoch"]["epoch_id"] == service.epoch.epoch_id
+    assert described["epoch"]["secret_refs"] == ["NCBI_API_KEY"]
+    assert described["rules"]["deny"] == ["read_file(data/secret/**)", "http_get(domain:evil.nih.gov)"]
+    assert described["grants"][0]["scope"] == "session"
+    assert described["pending_requests"] == 0

@@ -1,0 +1,39 @@
+"""The register_tools hook, called through a real plugin host."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sciencediscovery.runtime_core import make_plugin_manager
+from sciencediscovery.tools import plugin as tools_plugin
+from sciencediscovery.tools.definitions import ToolDefinition
+from sciencediscovery.workspace import MountConfigError
+from sciencediscovery.workspace import plugin as workspace_plugin
+
+
+def _registered(settings: dict[str, object]) -> list[ToolDefinition]:
+    manager = make_plugin_manager(load_entry_points=False, plugins=[tools_plugin, workspace_plugin])
+    tools: list[ToolDefinition] = []
+    manager.hook.register_tools(register=tools.append, settings=settings)
+    return tools
+
+
+def test_register_tools_registers_the_four_tools_over_the_settings_mounts(
+    workspace_settings: dict[str, object],
+) -> None:
+    tools = _registered(workspace_settings)
+    assert sorted(tool.name for tool in tools) == ["list_files", "read_file", "search_files", "write_file"]
+    read = next(tool for tool in tools if tool.name == "read_file")
+    assert read.permission_specifier({"path": "ro/./data.csv"}) == "ro/data.csv"
+
+
+def test_register_tools_without_mounts_registers_nothing() -> None:
+    assert _registered({}) == []
+    assert _registered({"workspace_mounts": []}) == []
+
+
+def test_register_tools_rejects_malformed_mounts_at_startup(tmp_path: Path) -> None:
+    with pytest.raises(MountConfigError, match=r"workspace_mounts\[0\]\.mode"):
+        _registered({"workspace_mounts": [{"name": "a", "path": str(tmp_path), "mode": "write"}]})
