@@ -22,6 +22,7 @@ from sciencediscovery.context import (
     Trust,
     runtime_data_message,
 )
+from sciencediscovery.runtime_core import ConfigurationError
 from sciencediscovery.tools.registry import ToolRegistry
 
 from . import settings as keys
@@ -80,7 +81,9 @@ def render_governance(summary: Any) -> str:
     if isinstance(summary, str):
         return summary
     if not isinstance(summary, Mapping):
-        raise TypeError(f"settings[{keys.GOVERNANCE_SUMMARY!r}] must be a string or a mapping")
+        raise ConfigurationError(
+            keys.GOVERNANCE_SUMMARY, f"must be a string or a mapping, got {type(summary).__name__}"
+        )
     lines = ["Governance (current permission epoch and policy; tool calls outside it are refused):"]
     for key in sorted(summary):
         value = summary[key]
