@@ -29,9 +29,11 @@ class ScriptedClient:
         self.inputs: list[ModelInput] = []
         self.cancelled = 0
         self.hang = hang
+        self.entered = asyncio.Event()
 
     async def complete(self, model_input: ModelInput, context: TurnContext) -> ModelResponse:
         self.inputs.append(model_input)
+        self.entered.set()
         if self.hang:
             try:
                 await asyncio.Event().wait()

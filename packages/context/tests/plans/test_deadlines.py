@@ -77,8 +77,7 @@ def test_parent_cancellation_stops_processing_and_internal_model_requests(kit) -
 
     async def main():
         task = asyncio.ensure_future(_reduce(kit, run, compressor))
-        while not client.inputs:
-            await asyncio.sleep(0)
+        await client.entered.wait()
         parent.cancel("user pressed stop")
         return await task
 
