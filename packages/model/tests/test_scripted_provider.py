@@ -228,3 +228,40 @@ def test_invalid_checkpoint_sections_are_a_bad_request(tmp_path, turn):
 
     with pytest.raises(ModelBadRequestError, match="checkpoint_sections"):
         asyncio.run(client.complete(summary_input(sections="Task"), turn.context))
+
+
+def test_structural_summary_reads_a_json_lines_transcript_entry_by_entry():
+    transcript = "\n".join(
+        json.dumps(entry)
+        for entry in [
+            {"previous_checkpoint": "## Task\n- review TP53"},
+            {"role": "user", "content": "Review TP53 resistance."},
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [{"id": "c1", "name": "search", "arguments": {"q": "TP53"}}],
+            },
+            {
+                "role": "tool",
+                "content": "big table",
+                "tool_call_id": "c1",
+                "name": "search",
+                "status": "ok",
+                "output_ref": "out-7",
+            },
+        ]
+    )
+    request = summary_input(Message.user(transcript), sections=["Primary request and intent", "Next step"])
+
+    summary = structural_summary(request)
+
+    assert summary.splitlines() == [
+        "## Primary request and intent",
+        "- previous checkpoint: ## Task - review TP53",
+        "- user: Review TP53 resistance.",
+        '- assistant called search({"q": "TP53"})',
+        "- tool search (ok): big table [ref:out-7]",
+        "",
+        "## Next step",
+        "- (nothing recorded by the scripted model)",
+    ]

@@ -34,10 +34,11 @@ from .recorder import RecordedCall, RecordingModelClient
 from .registry import ProviderRegistry
 from .retry import RetryPolicy, parse_retry_after
 from .script import Script, load_script, parse_script
-from .scripted import CHECKPOINT_SUMMARY_PURPOSE, ScriptedProvider, structural_summary
+from .scripted import ScriptedProvider
 from .settings import ClientSettings
 from .spec import ModelSpec, parse_model_spec
 from .stream import Finish, StreamAccumulator, StreamPart, TextDelta, ToolCallDelta, UsageUpdate, parse_arguments
+from .summary import CHECKPOINT_SUMMARY_PURPOSE, structural_summary
 
 __all__ = [
     "CHECKPOINT_SUMMARY_PURPOSE",

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator
 
-from sciencediscovery.runtime_core import ContextOverflowError, Message, ModelInput, Role
+from sciencediscovery.runtime_core import ContextOverflowError, ModelInput
 
 from .errors import (
     ModelAuthError,
@@ -19,11 +19,9 @@ from .errors import (
 from .provider import ProviderContext, ProviderDefinition
 from .script import Script, ScriptedTurn, load_script
 from .stream import Finish, StreamPart, TextDelta, ToolCallDelta
+from .summary import CHECKPOINT_SUMMARY_PURPOSE, structural_summary
 
 NAME = "scripted"
-CHECKPOINT_SUMMARY_PURPOSE = "checkpoint_summary"
-"""``metadata["purpose"]`` of a checkpoint-summary request; ``metadata["checkpoint_sections"]`` holds its titles."""
-_EXCERPT = 160
 
 
 class ScriptedProvider:
@@ -82,54 +80,6 @@ def _turn_error(turn: ScriptedTurn, number: int) -> Exception:
     }
     cls, status = errors[turn.error or ""]
     return cls(message, provider=NAME, status=status, retry_after_s=turn.retry_after)
-
-
-def structural_summary(model_input: ModelInput) -> str:
-    """A deterministic checkpoint summary: one ``##`` heading per requested section.
-
-    The first section lists one line per non-system message of the request (role,
-    tool calls, tool results with status, text excerpts); later sections note that
-    the scripted model adds nothing to them. Without ``checkpoint_sections`` the
-    one section is ``Summary``.
-    """
-    sections = _sections(model_input.metadata.get("checkpoint_sections"))
-    digest = [line for message in model_input.messages for line in _digest(message)] or ["- (no messages to summarize)"]
-    lines: list[str] = []
-    for index, title in enumerate(sections):
-        if lines:
-            lines.append("")
-        lines.append(f"## {title}")
-        lines.extend(digest if index == 0 else ["- (nothing further recorded by the scripted model)"])
-    return "\n".join(lines)
-
-
-def _sections(raw: object) -> Sequence[str]:
-    if raw is None:
-        return ["Summary"]
-    if not isinstance(raw, list | tuple) or not raw or not all(isinstance(t, str) and t.strip() for t in raw):
-        raise ModelBadRequestError(
-            f"metadata['checkpoint_sections'] must be a non-empty list of section titles, got {raw!r}", provider=NAME
-        )
-    return [title.strip() for title in raw]
-
-
-def _excerpt(text: str) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= _EXCERPT else flat[: _EXCERPT - 3] + "..."
-
-
-def _digest(message: Message) -> list[str]:
-    if message.role is Role.SYSTEM:
-        return []
-    if message.role is Role.TOOL:
-        status = message.status.value if message.status else "unknown"
-        return [f"- tool {message.name or message.tool_call_id} ({status}): {_excerpt(message.content)}"]
-    lines = [f"- {message.role.value}: {_excerpt(message.content)}"] if message.content.strip() else []
-    lines += [
-        f"- assistant called {call.name}({_excerpt(json.dumps(dict(call.arguments), sort_keys=True))})"
-        for call in message.tool_calls
-    ]
-    return lines
 
 
 def create_scripted_provider(context: ProviderContext) -> ScriptedProvider:
