@@ -160,7 +160,7 @@ def test_another_backend_replaces_sqlite_through_the_client_interface(settings, 
     search = ToolCall("s1", "memory_search", {"query": "binds"})
     run = asyncio.run(run_kernel(settings, [reply("", write), reply("", search), reply("done")]))
     assert json.loads(run.result_of("s1").content)["hits"][0]["entity"] == "MDM2"
-    assert [o.entity for o in backend.observations][0] == "MDM2"
+    assert backend.observations[0].entity == "MDM2"
     assert not (settings["data_dir"] / FILENAME).exists()
 
 
