@@ -2,7 +2,7 @@
 
 ``python -s -B -c <this source> <json>``: applies the resource limits as hard limits, then
 runs a script read from stdin (``script``), replaces itself with an ipykernel (``kernel``)
-or prints the interpreter's environment facts as JSON (``probe``).
+or writes the interpreter's environment facts to ``environment.json`` (``probe``).
 """
 
 import json
@@ -47,12 +47,11 @@ def _run_script(config):
         raise
     except BaseException as error:  # report the user's traceback without this file's frame
         traceback.print_exception(type(error), error, error.__traceback__.tb_next)
-        sys.stderr.flush()
-        os._exit(1)
+        raise SystemExit(1) from None
     _save_open_figures(config["output_dir"])
 
 
-def _probe():
+def _probe(config):
     import importlib.metadata
     import platform
 
@@ -70,7 +69,8 @@ def _probe():
         "machine": platform.machine(),
         "distributions": sorted(distributions.values(), key=lambda d: d["name"].lower()),
     }
-    sys.stdout.write(json.dumps(facts))
+    with open(os.path.join(config["output_dir"], "environment.json"), "w") as file:
+        json.dump(facts, file)
 
 
 def main():
@@ -83,7 +83,7 @@ def main():
         argv = [sys.executable, "-s", "-B", "-m", "ipykernel_launcher", "-f", config["connection_file"]]
         os.execv(sys.executable, argv)
     elif mode == "probe":
-        _probe()
+        _probe(config)
     else:
         raise SystemExit(f"unknown bootstrap mode {mode!r}")
 

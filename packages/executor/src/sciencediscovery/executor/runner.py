@@ -111,7 +111,7 @@ class Executor:
             env = self.sandbox_environment(mode, outputs=SANDBOX_OUTPUTS, kernel=False)
             del env["SCIENCEDISCOVERY_OUTPUT_DIR"]
             self._environment = EnvironmentRecord.from_probe(
-                json.loads(outcome.stdout.text),
+                json.loads((outputs / "environment.json").read_text()),
                 environment_variables=env,
                 sandbox=self._sandbox_settings(mode, await self.status()),
             )

@@ -36,6 +36,19 @@ _ETC_FILES = (
     "/etc/fonts",
 )
 _NETWORK_ETC_FILES = ("/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf", "/etc/host.conf", "/etc/gai.conf")
+# Root-writable or kernel-revealing /proc entries: read-only or hidden, whatever the caller's uid.
+_PROC_READ_ONLY = ("/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus")
+_PROC_HIDDEN = (
+    "/proc/kcore",
+    "/proc/kmsg",
+    "/proc/kpagecount",
+    "/proc/kpageflags",
+    "/proc/kpagecgroup",
+    "/proc/timer_list",
+    "/proc/sched_debug",
+    "/proc/keys",
+    "/proc/key-users",
+)
 _PASSWD = "nobody:x:65534:65534:sandbox:/tmp:/usr/sbin/nologin\n"
 _GROUP = "nogroup:x:65534:\n"
 
@@ -136,6 +149,11 @@ def bwrap_argv(
     argv += ["--ro-bind", str(layout.etc_dir / "passwd"), "/etc/passwd"]
     argv += ["--ro-bind", str(layout.etc_dir / "group"), "/etc/group"]
     argv += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", "/workspace"]
+    for name in _PROC_READ_ONLY:
+        argv += ["--ro-bind-try", name, name]
+    for name in _PROC_HIDDEN:
+        if os.path.exists(name):  # a fresh procfs has the host's entries; absent ones cannot be covered
+            argv += ["--ro-bind", "/dev/null", name]
     for path in layout.interpreter_paths:
         argv += ["--ro-bind", str(path), str(path)]
     for mount in config.mounts:
@@ -145,7 +163,7 @@ def bwrap_argv(
         argv += ["--bind", str(outputs), SANDBOX_OUTPUTS]
     for directory in shared_dirs:
         argv += ["--bind", str(directory), str(directory)]
-    argv += ["--chdir", cwd, "--", *command]
+    argv += ["--remount-ro", "/", "--chdir", cwd, "--", *command]
     return argv
 
 
