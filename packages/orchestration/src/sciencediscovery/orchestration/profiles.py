@@ -16,12 +16,20 @@ from typing import Any
 
 import attrs
 
-from sciencediscovery.context import ContextScope
+from sciencediscovery.context import ContextScope as Scope
 
 from .errors import ProfileError
 
-Scope = ContextScope
-"""The three AgentRun scopes (``main``, ``subagent``, ``reviewer``), shared with the context package."""
+__all__ = [
+    "DEFAULT_PROFILES",
+    "AgentProfile",
+    "ProfileSet",
+    "Scope",
+    "load_profiles",
+    "profile_from_mapping",
+    "profiles_from_mapping",
+    "string_tuple",
+]
 
 MAIN_IDENTITY = (
     "You are the main research agent of ScienceDiscovery. You pursue the objective of the RunContract with "
@@ -64,13 +72,17 @@ def _optional_text(instance: AgentProfile, attribute: attrs.Attribute[str | None
         _text(instance, attribute, value)  # type: ignore[arg-type]
 
 
+def string_tuple(value: Iterable[str]) -> tuple[str, ...]:
+    return tuple(value)
+
+
 def _matches(name: str, patterns: Iterable[str]) -> bool:
     return any(fnmatch.fnmatchcase(name, pattern) for pattern in patterns)
 
 
 @attrs.frozen
 class AgentProfile:
-    """How an AgentRun of one scope is set up.
+    """How an AgentRun of one scope (:class:`~sciencediscovery.context.ContextScope`) is set up.
 
     ``tools`` and ``denied_tools`` are glob patterns over governed tool names
     (a tool is governed for the scope when it matches ``tools`` and not
@@ -82,10 +94,10 @@ class AgentProfile:
     scope: Scope = attrs.field(converter=Scope)
     identity: str = attrs.field(validator=_text)
     max_turns: int = attrs.field(validator=_positive_int)
-    tools: tuple[str, ...] = attrs.field(default=("*",), converter=tuple, validator=_patterns)
-    denied_tools: tuple[str, ...] = attrs.field(default=(), converter=tuple, validator=_patterns)
+    tools: tuple[str, ...] = attrs.field(default=("*",), converter=string_tuple, validator=_patterns)
+    denied_tools: tuple[str, ...] = attrs.field(default=(), converter=string_tuple, validator=_patterns)
     read_only: bool = False
-    skills: tuple[str, ...] = attrs.field(default=("*",), converter=tuple, validator=_patterns)
+    skills: tuple[str, ...] = attrs.field(default=("*",), converter=string_tuple, validator=_patterns)
     model: str | None = attrs.field(default=None, validator=_optional_text)
 
     def allows_tool(self, name: str) -> bool:

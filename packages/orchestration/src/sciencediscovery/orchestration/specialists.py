@@ -5,7 +5,7 @@ from __future__ import annotations
 import attrs
 
 from .errors import ProfileError
-from .profiles import AgentProfile
+from .profiles import AgentProfile, string_tuple
 
 
 def _text(instance: SpecialistDefinition, attribute: attrs.Attribute[str], value: str) -> None:
@@ -26,7 +26,7 @@ class SpecialistDefinition:
     name: str = attrs.field(validator=_text)
     description: str = attrs.field(validator=_text)
     identity: str = attrs.field(validator=_text)
-    tools: tuple[str, ...] = attrs.field(converter=tuple)
+    tools: tuple[str, ...] = attrs.field(converter=string_tuple)
     max_turns: int = attrs.field(validator=_positive)
     output_contract: str = attrs.field(validator=_text)
     model: str | None = None
