@@ -109,7 +109,7 @@ def test_allow_matching_with_an_explicit_rule_and_session_scope(service: Permiss
         "out/a.txt",
         lambda rid: service.decide(rid, AllowMatching("session", "write_file(out/**)")),
         action="write",
-    )  # noqa: E501
+    )
     later = asyncio.run(_authorize(service, "write_file", "out/sub/b.txt", action="write", context_id="ctx-9"))
     assert later.allowed
     denied_anyway = asyncio.run(_authorize(service, "write_file", "data/x", action="write"))
