@@ -30,7 +30,8 @@ SECRET_VARIABLES = {"OPENAI_API_KEY": "sk-test-do-not-leak", "AWS_SECRET_ACCESS_
 def refused(attempt: str, errors: str = "OSError") -> str:
     """Code that prints REFUSED when ``attempt`` raises one of ``errors`` and ESCAPED when it succeeds."""
     body = textwrap.indent(textwrap.dedent(attempt).strip(), "    ")
-    return f"try:\n{body}\nexcept ({errors}) as error:\n    print('REFUSED', type(error).__name__, error)\nelse:\n    print('ESCAPED')\n"
+    report = "    print('REFUSED', type(error).__name__, error)"
+    return f"try:\n{body}\nexcept ({errors}) as error:\n{report}\nelse:\n    print('ESCAPED')\n"
 
 
 @attrs.frozen
@@ -348,7 +349,8 @@ SECRETS = [
         "only-allow-listed-variables",
         """
         allowed = {'PATH', 'HOME', 'TMPDIR', 'LANG', 'MPLCONFIGDIR', 'MPLBACKEND', 'OPENBLAS_NUM_THREADS',
-                   'OMP_NUM_THREADS', 'MKL_NUM_THREADS', 'SCIENCEDISCOVERY_OUTPUT_DIR', 'LC_ALL', 'TZ', 'PWD', 'LC_CTYPE'}
+                   'OMP_NUM_THREADS', 'MKL_NUM_THREADS', 'SCIENCEDISCOVERY_OUTPUT_DIR',
+                   'LC_ALL', 'TZ', 'PWD', 'LC_CTYPE'}
         extra = sorted(set(os.environ) - allowed)
         print('REFUSED' if not extra else 'ESCAPED ' + ' '.join(extra))
     """,
