@@ -7,12 +7,16 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import settings as hyp_settings
+from hypothesis import strategies as st
 
 from sciencediscovery.runtime_core import (
     OUTPUT_REF_KEY,
     TRUST_KEY,
     CollectingSink,
     ConfigurationError,
+    ExternalWaits,
     Message,
     ToolCall,
     ToolResultStatus,
@@ -388,5 +392,46 @@ def test_tool_settings_are_validated_naming_the_variable(tmp_path: Any) -> None:
         ToolSettings.from_settings({"SCIENCE_AGENT_TOOL_IDENTICAL_CALL_LIMIT": "zero"})
     with pytest.raises(ConfigurationError, match="SCIENCE_AGENT_TOOL_OUTPUT_STORE_CHARS: must not exceed"):
         ToolSettings.from_settings(
-            {"SCIENCE_AGENT_TOOL_OUTPUT_STORE_CHARS": 500, "SCIENCE_AGENT_TOOL_OUTPUT_MAX_INLINE_CHARS": 100}
+            {"SCIENCE_AGENT_TOOL_OUTPUT_STORE_CHARS": 50_000, "SCIENCE_AGENT_TOOL_OUTPUT_MAX_INLINE_CHARS": 40_000}
         )
+    with pytest.raises(ConfigurationError, match="SCIENCE_AGENT_TOOL_OUTPUT_SLICE_CHARS: must not exceed"):
+        ToolSettings.from_settings({"SCIENCE_AGENT_TOOL_OUTPUT_SLICE_CHARS": 30_000})
+
+
+_calls = st.lists(st.tuples(st.sampled_from(["a", "b"]), st.integers(0, 1)), max_size=25)
+
+
+def _executed(calls: list[tuple[str, int]], settings: ToolSettings, context: TurnContext) -> list[bool]:
+    handler = Counter()
+    registry = ToolRegistry([ToolDefinition(name, "", {"type": "object"}, handler) for name in ("a", "b")])
+    dispatcher = GovernedToolDispatcher(registry, settings=settings)
+    results = [
+        dispatch(dispatcher, ToolCall(id=f"c{n}", name=name, arguments={"x": x}), context)
+        for n, (name, x) in enumerate(calls)
+    ]
+    assert all(r.error_kind in (None, "loop_policy") for r in results)
+    return [r.error_kind is None for r in results]
+
+
+@hyp_settings(max_examples=60, deadline=None)
+@given(calls=_calls, limit=st.integers(1, 3))
+def test_identical_streaks_execute_at_most_the_limit(calls: list[tuple[str, int]], limit: int) -> None:
+    executed = _executed(calls, ToolSettings(identical_call_limit=limit), _plain_context())
+    streak = 0
+    for n, call in enumerate(calls):
+        streak = streak + 1 if n and calls[n - 1] == call else 1
+        assert executed[n] == (streak <= limit)
+
+
+@hyp_settings(max_examples=60, deadline=None)
+@given(calls=_calls, budget=st.integers(1, 4))
+def test_each_tool_executes_at_most_its_budget(calls: list[tuple[str, int]], budget: int) -> None:
+    executed = _executed(calls, ToolSettings(identical_call_limit=100, call_budget=budget), _plain_context())
+    for name in ("a", "b"):
+        mine = [done for (tool, _), done in zip(calls, executed, strict=True) if tool == name]
+        assert mine == [n < budget for n in range(len(mine))]
+
+
+def _plain_context() -> TurnContext:
+    sink = CollectingSink()
+    return TurnContext("run-1", "ctx-1", 1, sink, ExternalWaits("run-1", "ctx-1", sink.emit))

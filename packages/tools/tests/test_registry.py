@@ -7,6 +7,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sciencediscovery.runtime_core import FrozenRegistryError, ToolCall, ToolResultStatus, hookimpl, make_plugin_manager
 from sciencediscovery.tools import (
@@ -154,3 +156,15 @@ def test_tool_search_select_and_query_promote_for_the_next_turn(
     text = _run_search(registry, "select:uniprot_lookup,read_file", context(turn=5))
     assert "uniprot_lookup (loaded earlier)" in text and "read_file (already available)" in text
     assert "No tool matches" in _run_search(registry, "zebrafish", context(turn=5))
+
+
+@settings(max_examples=100, deadline=None)
+@given(promoted=st.integers(1, 50), asked=st.integers(1, 60))
+def test_a_promotion_is_visible_exactly_from_the_next_turn(promoted: int, asked: int) -> None:
+    async def handler(invocation: Any) -> str:
+        return "ok"
+
+    registry = ToolRegistry([ToolDefinition("catalogue", "", {"type": "object"}, handler, deferred=True)])
+    registry.promote(["catalogue"], turn=promoted)
+    visible = "catalogue" in [spec.name for spec in registry.visible_specs(asked)]
+    assert visible == registry.is_visible("catalogue", asked) == (asked > promoted)

@@ -117,6 +117,13 @@ def test_ordinary_markup_and_prose_are_left_alone() -> None:
     assert sanitize(text).text == text
 
 
+def test_long_whitespace_runs_are_handled_in_one_pass() -> None:
+    # a quadratic pattern would not finish on these; possessive quantifiers keep them linear
+    for text in ("<" + " " * 100_000, "[" + " " * 100_000 + "/", "<<" + "\t" * 100_000):
+        assert sanitize(text).text == text
+    assert sanitize("<" + " " * 100_000 + "/system>").text == "&lt;" + " " * 100_000 + "/system>"
+
+
 def test_reserved_tag_names() -> None:
     assert is_reserved_tag("Runtime_Context_Data")
     assert is_reserved_tag("ns:governance")

@@ -7,6 +7,7 @@ import json
 import stat
 from pathlib import Path
 
+import attrs
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -159,3 +160,19 @@ def test_read_tool_output_answers_with_header_and_stored_trust() -> None:
     assert body and body in LINES and len(body) <= 100
     assert f"stored output {ref}" in header and "trust=untrusted" in header and "read on: line_start=" in header
     assert output.metadata[TRUST_KEY] == "untrusted"
+
+
+@settings(max_examples=80, deadline=None)
+@given(content=st.text(min_size=1, max_size=300), request=_requests, max_chars=st.integers(1, 80))
+def test_read_tool_output_answers_are_bounded_substrings(content: str, request: SliceRequest, max_chars: int) -> None:
+    store = MemoryToolOutputStore()
+    ref = store.put(content, Trust.TRUSTED)
+    arguments = {key: value for key, value in attrs.asdict(request).items() if value is not None}
+    if arguments.get("occurrence") == 1:
+        del arguments["occurrence"]
+    try:
+        output = asyncio.run(read_tool_output_tool(store, max_chars).handler(_invocation({"ref": ref, **arguments})))
+    except OutputRangeError:
+        return
+    _, _, body = output.content.partition("\n")
+    assert len(body) <= max_chars and body in content

@@ -135,16 +135,17 @@ RESERVED_TAGS = frozenset(
 RESERVED_PREFIXES = ("runtimecontext", "system", "governance")
 
 _CONFUSABLES = str.maketrans("асеіјорѕухԁοαντκιερ", "aceijopsyxdoavtkiep")
-_TAG = re.compile(f"[{_LT}](?P<slash>\\s*/?\\s*)(?P<name>[^\\s{_LT}{_GT}/=\"'|\\uff5c]{{1,64}})")
-_SPECIAL_TOKEN = re.compile(f"[{_LT}][{_BAR}][^\\s{_BAR}{_LT}{_GT}]{{1,64}}[{_BAR}]\\s*[{_GT}]")
-_DOUBLE_ANGLE = re.compile(r"<<\s*/?\s*SYS\s*>>", re.IGNORECASE)
+# possessive quantifiers keep every pattern linear on long runs of whitespace
+_TAG = re.compile(f"[{_LT}](?P<slash>\\s*+(?:/\\s*+)?)(?P<name>[^\\s{_LT}{_GT}/=\"'|\\uff5c]{{1,64}})")
+_SPECIAL_TOKEN = re.compile(f"[{_LT}][{_BAR}][^\\s{_BAR}{_LT}{_GT}]{{1,64}}[{_BAR}]\\s*+[{_GT}]")
+_DOUBLE_ANGLE = re.compile(r"<<\s*+(?:/\s*+)?SYS\s*+>>", re.IGNORECASE)
 _BRACKET_TOKEN = re.compile(
-    r"\[\s*/?\s*(?:INST|SYS|SYSTEM|SYSTEM_PROMPT|AVAILABLE_TOOLS|TOOL_CALLS|TOOL_RESULTS)\s*\]", re.IGNORECASE
+    r"\[\s*+(?:/\s*+)?(?:INST|SYS|SYSTEM|SYSTEM_PROMPT|AVAILABLE_TOOLS|TOOL_CALLS|TOOL_RESULTS)\s*+\]", re.IGNORECASE
 )
 _ROLES = r"system|assistant|user|human|developer|instructions?|governance"
-_HASH_HEADER = re.compile(rf"^(?P<indent>[ \t>]*)#(?=#{{0,5}}[ \t]*(?:{_ROLES})\b)", re.IGNORECASE | re.MULTILINE)
+_HASH_HEADER = re.compile(rf"^(?P<indent>[ \t>]*+)#(?=#{{0,5}}[ \t]*(?:{_ROLES})\b)", re.IGNORECASE | re.MULTILINE)
 _LABEL = re.compile(
-    r"^(?P<head>[ \t>]*(?:system|assistant|human|developer)[ \t]*)[:\uff1a]", re.IGNORECASE | re.MULTILINE
+    r"^(?P<head>[ \t>]*+(?:system|assistant|human|developer)[ \t]*+)[:\uff1a]", re.IGNORECASE | re.MULTILINE
 )
 
 

@@ -51,6 +51,11 @@ class ToolSettings:
             call_budget=positive_int(text, CALL_BUDGET),
             output_dir=(str(settings[OUTPUT_DIR]).strip() or None) if OUTPUT_DIR in settings else None,
         )
+        if values.slice_chars > values.store_threshold_chars:
+            raise ConfigurationError(
+                SLICE_CHARS,
+                f"must not exceed {STORE_THRESHOLD} ({values.store_threshold_chars}), got {values.slice_chars}",
+            )
         if values.store_threshold_chars > values.max_inline_chars:
             raise ConfigurationError(
                 STORE_THRESHOLD,
