@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -113,6 +113,10 @@ class ContextFragment:
         return attrs.evolve(self, fields=fields)
 
 
+def _fragments(value: Iterable[ContextFragment]) -> tuple[ContextFragment, ...]:
+    return tuple(value)
+
+
 def _unique_ids(instance: ContextPlan, attribute: attrs.Attribute[Any], value: tuple[ContextFragment, ...]) -> None:
     seen: set[str] = set()
     for fragment in value:
@@ -134,9 +138,11 @@ class ContextPlan:
     (for example image messages) follow the body; their text counts toward the body budget.
     """
 
-    fragments: tuple[ContextFragment, ...] = attrs.field(converter=tuple, validator=_unique_ids)
+    fragments: tuple[ContextFragment, ...] = attrs.field(converter=_fragments, validator=_unique_ids)
     processing_ids: frozenset[str] = attrs.field(factory=frozenset, converter=frozenset)
-    original_fragments: tuple[ContextFragment, ...] = attrs.field(default=(), converter=tuple, validator=_unique_ids)
+    original_fragments: tuple[ContextFragment, ...] = attrs.field(
+        default=(), converter=_fragments, validator=_unique_ids
+    )
     mutable_fragment_ids: frozenset[str] = attrs.field(factory=frozenset, converter=frozenset)
     additional_messages: tuple[Message, ...] = attrs.field(default=(), converter=tuple)
 

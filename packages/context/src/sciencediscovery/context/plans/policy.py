@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Literal
 
 import attrs
@@ -34,9 +35,8 @@ def _optional_count(instance: object, attribute: attrs.Attribute[int | None], va
 
 
 def _count(instance: object, attribute: attrs.Attribute[int], value: int) -> None:
-    _optional_count(instance, attribute, value)
-    if value is None:
-        raise PlanDefinitionError(attribute.name, "must be a non-negative integer, got None")
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise PlanDefinitionError(attribute.name, f"must be a non-negative integer, got {value!r}")
 
 
 @attrs.frozen
@@ -138,6 +138,10 @@ class ModelSelection:
 Selection = SequenceSelection | FixedSelection | AutoSelection | ModelSelection
 
 
+def _steps(value: Iterable[Step]) -> tuple[Step, ...]:
+    return tuple(value)
+
+
 def _positive_timeout(instance: object, attribute: attrs.Attribute[float | None], value: float | None) -> None:
     if value is not None and (isinstance(value, bool) or not isinstance(value, int | float) or value <= 0):
         raise PlanDefinitionError(attribute.name, f"must be a positive number of seconds or None, got {value!r}")
@@ -154,7 +158,7 @@ class ContextPolicy:
     """
 
     mode: Literal["validate", "reduce", "audit"] = "validate"
-    steps: tuple[Step, ...] = attrs.field(default=(), converter=tuple)
+    steps: tuple[Step, ...] = attrs.field(default=(), converter=_steps)
     selection: Selection = attrs.field(factory=SequenceSelection)
     trigger_chars: int | None = attrs.field(default=None, validator=_optional_count)
     trigger_tokens: int | None = attrs.field(default=None, validator=_optional_count)

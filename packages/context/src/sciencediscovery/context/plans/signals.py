@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from .errors import PlanDefinitionError, ProcessingCancelledError
 
@@ -24,7 +24,7 @@ class CancelSignal:
     def __init__(self, *, deadline: float | None = None, parent: CancelSignal | None = None) -> None:
         if parent is not None and parent.deadline is not None:
             deadline = parent.deadline if deadline is None else min(deadline, parent.deadline)
-        self.deadline = deadline
+        self.deadline: float | None = deadline
         self.parent = parent
         self._event = asyncio.Event()
         self._reason: str | None = None
@@ -92,6 +92,6 @@ class CancelSignal:
         return work.result()
 
 
-def _discard(task: asyncio.Future[object]) -> None:
+def _discard(task: asyncio.Future[Any]) -> None:
     if not task.cancelled():
         task.exception()
