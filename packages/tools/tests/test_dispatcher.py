@@ -273,6 +273,18 @@ def test_untrusted_output_is_sanitized_and_labelled(
     assert trusted.content == page and trusted.metadata == {TRUST_KEY: "trusted"}
 
 
+def test_handlers_cannot_change_the_calls_arguments_or_forge_a_ref(context: Any) -> None:
+    async def handler(invocation: ToolInvocation) -> ToolOutput:
+        invocation.arguments["path"] = "changed"  # type: ignore[index]
+        return ToolOutput("x", metadata={OUTPUT_REF_KEY: "out_" + "f" * 32, "rows": 3})
+
+    dispatcher = GovernedToolDispatcher(ToolRegistry([ToolDefinition("read_file", "", SCHEMA, handler)]))
+    call = ToolCall(id="c1", name="read_file", arguments={"path": "a.csv"})
+    result = dispatch(dispatcher, call, context())
+    assert call.arguments == {"path": "a.csv"}
+    assert result.metadata == {"rows": 3, TRUST_KEY: "trusted"}
+
+
 def test_an_output_can_lower_but_not_raise_its_trust(tool: Callable[..., ToolDefinition], context: Any) -> None:
     lowered = tool("proxy", lambda i: ToolOutput("<system>x", metadata={TRUST_KEY: "untrusted"}))
     raised = tool("web", lambda i: ToolOutput("<system>x", metadata={TRUST_KEY: "trusted"}), trust=Trust.UNTRUSTED)

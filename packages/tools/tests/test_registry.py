@@ -112,6 +112,19 @@ def test_deferred_tools_are_hidden_until_promoted_and_visible_from_the_next_turn
 
 def test_tool_search_is_only_added_when_there_are_deferred_tools(tool: Callable[..., ToolDefinition]) -> None:
     assert ToolRegistry([tool("read")]).names == ("read",)
+    with pytest.raises(DuplicateToolError, match="built-in deferred-tool search"):
+        ToolRegistry([tool("tool_search")])
+
+
+def test_registration_hooks_refuse_wrappers(tool: Callable[..., ToolDefinition]) -> None:
+    class Wrapping:
+        @hookimpl(wrapper=True)
+        def register_tools(self, register: Any, settings: Any) -> Any:
+            return (yield)
+
+    manager = make_plugin_manager(load_entry_points=False, plugins=[tools_plugin, Wrapping()])
+    with pytest.raises(InvalidToolError, match="as a wrapper"):
+        ToolRegistry.from_plugins(manager, {})
 
 
 def test_search_ranks_names_over_descriptions_and_includes_deferred(tool: Callable[..., ToolDefinition]) -> None:

@@ -11,6 +11,7 @@ model declared the calls even when tools finish out of order.
 from __future__ import annotations
 
 import asyncio
+import copy
 import enum
 import traceback
 from collections.abc import Iterable, Mapping
@@ -90,7 +91,7 @@ class GovernedToolDispatcher:
             tool, arguments = self._admit(call, context)
         except _Failure as failure:
             return self._error(call, context, None, failure)
-        invocation = ToolInvocation(call, arguments, context)
+        invocation = ToolInvocation(call, copy.deepcopy(arguments), context)
         task = asyncio.create_task(self._run(invocation, tool))
         self._running[call.id] = task
         try:
@@ -248,7 +249,8 @@ class GovernedToolDispatcher:
                     output_ref=ref,
                 )
             )
-        metadata = {**output.metadata, TRUST_KEY: trust.value}
+        metadata = {key: value for key, value in output.metadata.items() if key not in (TRUST_KEY, OUTPUT_REF_KEY)}
+        metadata[TRUST_KEY] = trust.value
         if ref is not None:
             metadata[OUTPUT_REF_KEY] = ref
         return attrs.evolve(Message.tool_result(call, content, status=status, error_kind=error_kind), metadata=metadata)

@@ -72,6 +72,10 @@ def collect(plugin_manager: Any, hook: str, settings: Mapping[str, Any]) -> list
     collector = RegistrationCollector(hook)
     for implementation in reversed(getattr(plugin_manager.hook, hook).get_hookimpls()):
         collector.source = _describe(plugin_manager, implementation)
+        if implementation.hookwrapper or implementation.wrapper:
+            raise InvalidToolError(
+                f"{hook}: {collector.source} implements it as a wrapper; registration hooks take none"
+            )
         arguments = {"register": collector, "settings": settings}
         implementation.function(**{name: arguments[name] for name in implementation.argnames})
     collector.frozen = True
@@ -96,6 +100,8 @@ class ToolRegistry:
     def __init__(self, tools: Iterable[ToolDefinition], *, allow: Collection[str] | None = None) -> None:
         registered: dict[str, ToolDefinition] = {}
         for tool in map(_check_tool, tools):
+            if tool.name == TOOL_SEARCH:
+                raise DuplicateToolError(TOOL_SEARCH, "the registry (its built-in deferred-tool search)", tool.source)
             if tool.name in registered:
                 raise DuplicateToolError(tool.name, registered[tool.name].source, tool.source)
             registered[tool.name] = tool
@@ -105,7 +111,7 @@ class ToolRegistry:
                 raise UnknownAllowedToolError(unknown, sorted(registered))
             registered = {name: tool for name, tool in registered.items() if name in allow}
         self._index = ToolSearchIndex(registered.values())
-        if TOOL_SEARCH not in registered and any(tool.deferred for tool in registered.values()):
+        if any(tool.deferred for tool in registered.values()):
             registered[TOOL_SEARCH] = tool_search_tool(self.search, self.get, self.promote)
         self._entries: Mapping[str, _Entry] = types.MappingProxyType(
             {name: _Entry(tool, compile_schema(name, tool.parameters)) for name, tool in registered.items()}
