@@ -59,14 +59,14 @@ def test_checksum_mismatch_fails_and_registers_nothing(manager, http_base) -> No
     download, states = _download(manager, f"{http_base}/data.csv", expected_sha256="0" * 64)
     assert states == [S.REQUESTED, S.APPROVED, S.DOWNLOADING, S.FAILED]
     assert "checksum mismatch" in download.error and download.artifact_id is None
-    assert manager.store.list() == [] and manager.store.count_blobs() == 0 and _no_partials(manager)
+    assert manager.store.artifacts() == [] and manager.store.count_blobs() == 0 and _no_partials(manager)
 
 
 @pytest.mark.parametrize("path", ["/big", "/big-undeclared"])
 def test_size_limit_fails_declared_or_streamed(manager, http_base, path) -> None:
     download, states = _download(manager, f"{http_base}{path}")
     assert states[-1] is S.FAILED and "size limit" in download.error
-    assert manager.store.list() == [] and _no_partials(manager)
+    assert manager.store.artifacts() == [] and _no_partials(manager)
 
 
 def test_per_request_limit_cannot_raise_the_ceiling(manager, http_base, big_body) -> None:

@@ -56,7 +56,7 @@ def test_observer_registers_produced_files_with_their_provenance(settings, run_k
         run_kernel(settings, [reply("", ToolCall("p1", "plot", {})), reply("done")], plugins=[PlotPlugin(tmp_path)])
     )
     store = open_store(settings["data_dir"])
-    [artifact] = store.list(context_id="ctx-1")
+    [artifact] = store.artifacts(context_id="ctx-1")
     assert (artifact.name, artifact.kind.value, artifact.media_type) == ("fig1.png", "figure", "image/png")
     assert artifact.sha256 == hashlib.sha256(b"\x89PNG\r\n\x1a\nfigure-one").hexdigest()
     [link] = store.links(artifact.artifact_id)
@@ -124,7 +124,7 @@ def test_register_refuses_paths_outside_the_workspace(settings, run_kernel, tmp_
         and "outside the workspace" in message.content
         and "../secret.txt" in message.content
     )
-    assert open_store(settings["data_dir"]).list() == []
+    assert open_store(settings["data_dir"]).artifacts() == []
 
 
 def test_read_of_binary_artifact_describes_it(settings, run_kernel) -> None:
@@ -165,7 +165,7 @@ def test_downloads_are_gated_by_the_artifact_download_action(settings, run_kerne
     assert mismatched.error_kind == "download_failed" and "checksum mismatch" in mismatched.content
     assert gate.checked == [f"{http_base}/data.csv", f"{http_base}/other.csv", f"{http_base}/data.csv"]
     store = open_store(settings["data_dir"])
-    [artifact] = store.list()
+    [artifact] = store.artifacts()
     assert artifact.sha256 == hashlib.sha256(csv_body).hexdigest()
     assert [link.provenance.call_id for link in store.links(artifact.artifact_id)] == ["d1"]
     downloads = store.db.execute("SELECT url, state FROM downloads ORDER BY rowid").fetchall()

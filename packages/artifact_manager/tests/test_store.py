@@ -65,5 +65,5 @@ def test_one_blob_per_distinct_content(tmp_path: Path, contents: list[bytes]) ->
         registration = store.register_file(path)
         assert store.blob_path(registration.artifact.sha256).read_bytes() == content
         ids.append(registration.artifact.artifact_id)
-    assert store.count_blobs() == len(set(contents)) == len(set(ids)) == len(store.list())
+    assert store.count_blobs() == len(set(contents)) == len(set(ids)) == len(store.artifacts())
     store.close()

@@ -15,6 +15,7 @@ import re
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import attrs
 import httpx
@@ -85,9 +86,9 @@ class DownloadManager:
     # -- state --------------------------------------------------------------
     def request(
         self,
-        url: str,
+        url: Any,
         *,
-        name: str | None = None,
+        name: Any = None,
         expected_sha256: str | None = None,
         max_bytes: int | None = None,
         provenance: Provenance = NO_PROVENANCE,

@@ -207,7 +207,7 @@ class ArtifactStore:
             raise UnknownArtifactError(f"no artifact with artifact_id {artifact_id!r}")
         return Artifact(**dict(row))
 
-    def list(self, *, context_id: str | None = None, kind: ArtifactKind | None = None) -> list[Artifact]:
+    def artifacts(self, *, context_id: str | None = None, kind: ArtifactKind | None = None) -> list[Artifact]:
         """Artifacts (linked to ``context_id`` when given), oldest first, optionally of one kind."""
         sql = "SELECT * FROM artifacts a"
         params: list[str] = []

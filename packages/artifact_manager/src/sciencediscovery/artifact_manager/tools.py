@@ -88,7 +88,7 @@ def artifact_tools(store: ArtifactStore, downloads: DownloadManager, workspace: 
             selected = ArtifactKind(kind) if kind is not None else None
         except ValueError:
             return _error(f"kind must be one of {', '.join(k.value for k in ArtifactKind)}; got {kind!r}")
-        artifacts = store.list(context_id=invocation.context.context_id, kind=selected)
+        artifacts = store.artifacts(context_id=invocation.context.context_id, kind=selected)
         shown = [artifact_json(a) for a in artifacts[-LIST_MAX:]]
         return ToolOutput(content=json.dumps({"total": len(artifacts), "artifacts": shown}))
 

@@ -26,9 +26,9 @@ def memory_context_factory(client: MemoryClient, max_chars: int) -> ContributorF
         content = render_snapshot(client, request.context_id, max_chars)
         if not content:
             return Contribution()
-        return Contribution(
-            attachments=(Attachment(id=CONTRIBUTOR_ID, source="memory", trust=Trust.TRUSTED_DATA, content=content),)
-        )
+        attachment = Attachment(id=CONTRIBUTOR_ID, source="memory", trust=Trust.TRUSTED_DATA, content=content)
+        # attrs' generic ``converter=tuple`` on Contribution is untyped for mypy (context owns that class)
+        return Contribution(attachments=(attachment,))  # type: ignore[arg-type]
 
     def create(scope: ContextScope) -> Contributor:
         return Contributor(id=CONTRIBUTOR_ID, contribute_fn=contribute, scopes={scope})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from sciencediscovery.tools.definitions import ToolAction, ToolDefinition, ToolInvocation, ToolOutput
@@ -19,6 +20,13 @@ def _error(message: str) -> ToolOutput:
     return ToolOutput(content=message, is_error=True, error_kind="invalid_arguments")
 
 
+def _text(arguments: Mapping[str, Any], field: str) -> str:
+    value = arguments.get(field)
+    if not isinstance(value, str):
+        raise InvalidMemoryInputError(f"{field} must be a string, got {value!r}")
+    return value
+
+
 def memory_tools(client: MemoryClient) -> list[ToolDefinition]:
     """The two tools, bound to ``client``."""
 
@@ -31,8 +39,8 @@ def memory_tools(client: MemoryClient) -> list[ToolDefinition]:
                 raise InvalidMemoryInputError(f"relations must be a list of objects, got {relations!r}")
             kind = arguments.get("kind", "")
             observation = client.add_observation(
-                arguments.get("entity"),
-                arguments.get("observation"),
+                _text(arguments, "entity"),
+                _text(arguments, "observation"),
                 source,
                 kind=kind if isinstance(kind, str) else "",
             )

@@ -9,6 +9,7 @@ with the relation (supports, contradicts, context) as an attribute.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 from urllib.parse import quote
 
 from prov.model import ProvDocument
@@ -27,8 +28,10 @@ def _time(value: str | None) -> datetime | None:
     return datetime.fromisoformat(value) if value else None
 
 
-def _attrs(**values: object) -> dict[str, object]:
-    return {f"sd:{key}": value for key, value in values.items() if value is not None}
+def _attrs(prov_type: str | None = None, **values: Any) -> dict[str, Any]:
+    """PROV attributes: ``prov:type`` and ``sd:``-prefixed values (``None`` values are left out)."""
+    attributes = {f"sd:{key}": value for key, value in values.items() if value is not None}
+    return {"prov:type": prov_type, **attributes} if prov_type else attributes
 
 
 def export_prov(store: ProvenanceStore, run_id: str) -> ProvDocument:
@@ -40,7 +43,7 @@ def export_prov(store: ProvenanceStore, run_id: str) -> ProvDocument:
         _id("run", run_id),
         _time(run.started_at),
         _time(run.finished_at),
-        {"prov:type": "sd:Run", **_attrs(context_id=run.context_id, status=run.status, turns=run.turns)},
+        _attrs("sd:Run", context_id=run.context_id, status=run.status, turns=run.turns),
     )
     turn_ids: dict[int, str] = {}
     for manifest in store.model_turns(run_id):
@@ -49,19 +52,17 @@ def export_prov(store: ProvenanceStore, run_id: str) -> ProvDocument:
             turn_ids[manifest.turn],
             None,
             None,
-            {
-                "prov:type": "sd:ModelTurn",
-                **_attrs(
-                    turn=manifest.turn,
-                    input_hash=manifest.input_hash,
-                    output_hash=manifest.output_hash,
-                    finish_reason=manifest.finish_reason,
-                    input_tokens=manifest.input_tokens,
-                    output_tokens=manifest.output_tokens,
-                    cached_tokens=manifest.cached_tokens,
-                    tool_calls=manifest.tool_calls,
-                ),
-            },
+            _attrs(
+                "sd:ModelTurn",
+                turn=manifest.turn,
+                input_hash=manifest.input_hash,
+                output_hash=manifest.output_hash,
+                finish_reason=manifest.finish_reason,
+                input_tokens=manifest.input_tokens,
+                output_tokens=manifest.output_tokens,
+                cached_tokens=manifest.cached_tokens,
+                tool_calls=manifest.tool_calls,
+            ),
         )
         doc.wasInformedBy(turn, run_activity)
         if manifest.model:
@@ -73,20 +74,18 @@ def export_prov(store: ProvenanceStore, run_id: str) -> ProvDocument:
             execution_ids[record.call_id],
             _time(record.started_at),
             _time(record.finished_at),
-            {
-                "prov:type": "sd:ToolExecution",
-                **_attrs(
-                    tool=record.tool,
-                    call_id=record.call_id,
-                    turn=record.turn,
-                    status=record.status,
-                    error_kind=record.error_kind,
-                    action=record.action,
-                    source=record.source,
-                    permission_epoch=record.permission_epoch,
-                    duration_s=record.duration_s,
-                ),
-            },
+            _attrs(
+                "sd:ToolExecution",
+                tool=record.tool,
+                call_id=record.call_id,
+                turn=record.turn,
+                status=record.status,
+                error_kind=record.error_kind,
+                action=record.action,
+                source=record.source,
+                permission_epoch=record.permission_epoch,
+                duration_s=record.duration_s,
+            ),
         )
         doc.used(execution, doc.entity(_id("arguments", record.argument_hash), _attrs(sha256=record.argument_hash)))
         if record.result_hash:
@@ -96,16 +95,12 @@ def export_prov(store: ProvenanceStore, run_id: str) -> ProvDocument:
     for derivation in store.derivations(run_id):
         artifact = doc.entity(
             _id("artifact", derivation.sha256),
-            {
-                "prov:type": "sd:Artifact",
-                **_attrs(name=derivation.name, sha256=derivation.sha256, media_type=derivation.media_type),
-            },
+            _attrs("sd:Artifact", name=derivation.name, sha256=derivation.sha256, media_type=derivation.media_type),
         )
-        doc.wasGeneratedBy(
-            artifact, execution_ids.get(derivation.call_id, _id("execution", run_id, derivation.call_id))
-        )
+        producer = execution_ids.get(derivation.call_id, _id("execution", run_id, derivation.call_id))
+        doc.wasGeneratedBy(artifact, producer)
     for claim in store.claims(run_id=run_id):
-        entity = doc.entity(_id("claim", claim.claim_id), {"prov:type": "sd:Claim", "sd:statement": claim.statement})
+        entity = doc.entity(_id("claim", claim.claim_id), _attrs("sd:Claim", statement=claim.statement))
         if claim.call_id in execution_ids:
             doc.wasGeneratedBy(entity, execution_ids[claim.call_id])
         for index, ref in enumerate(claim.evidence):
@@ -113,12 +108,9 @@ def export_prov(store: ProvenanceStore, run_id: str) -> ProvDocument:
                 source = _id("result", run_id, ref.reference)
             else:
                 source = _id("evidence", claim.claim_id, index)
-                doc.entity(
-                    source, {"prov:type": "sd:Evidence", **_attrs(origin=ref.origin.value, reference=ref.reference)}
-                )
-            doc.wasInfluencedBy(
-                entity, source, other_attributes=_attrs(relation=ref.relation.value, note=ref.note or None)
-            )
+                doc.entity(source, _attrs("sd:Evidence", origin=ref.origin.value, reference=ref.reference))
+            relation = _attrs(relation=ref.relation.value, note=ref.note or None)
+            doc.wasInfluencedBy(entity, source, other_attributes=relation)
     return doc
 
 
