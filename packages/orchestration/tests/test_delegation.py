@@ -2,10 +2,21 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from sciencediscovery.context import ContextScope
 from sciencediscovery.orchestration import DEFAULT_PROFILES, Scope, SpecialistDefinition
-from sciencediscovery.runtime_core import Message, RunRequest, RunStatus, ToolCall, ToolResultStatus, hookimpl
+from sciencediscovery.runtime_core import (
+    ConfigurationError,
+    Message,
+    RunRequest,
+    RunStatus,
+    ToolCall,
+    ToolResultStatus,
+    hookimpl,
+)
 from sciencediscovery.runtime_core.testing import reply
+from sciencediscovery.tools.registry import ToolRegistry
 
 TASK_ARGS = {
     "objective": "Compare two supplied assay methods",
@@ -108,3 +119,20 @@ def test_specialist_from_the_hook_sets_identity_tools_budget_and_output_contract
     task_spec = next(tool for tool in run.inputs[0].tools if tool.name == "task")
     assert task_spec.parameters["properties"]["specialist"]["enum"] == ["assay-analyst"]
     assert run.channels.snapshot()["delegations"][0].specialist == "assay-analyst"
+
+
+def test_child_settings_carry_its_contract_and_profile_but_not_the_parents_registry(kernel) -> None:
+    script = [reply("", ToolCall("call-1", "task", TASK_ARGS)), reply("Done.")]
+    base = {"profiles": {"subagent": {"max_turns": 3}}, "governance_summary": "epoch 7"}
+    _, _, factory = run_main(kernel, script, {"subagent": [reply("brief")]}, base)
+    spec = factory.specs[0]
+    child = spec.settings({**base, "tool_registry": object()})
+    assert "tool_registry" not in child
+    assert child["run_contract"] == spec.contract and child["governance_summary"] == "epoch 7"
+    assert child["profiles"].subagent == spec.profile and spec.profile.max_turns == 3
+
+
+def test_a_child_run_factory_setting_that_is_not_one_names_the_key(kernel) -> None:
+    with pytest.raises(ConfigurationError) as caught:
+        ToolRegistry.from_plugins(kernel.manager(), {"child_run_factory": "not a factory"})
+    assert caught.value.variable == "child_run_factory"

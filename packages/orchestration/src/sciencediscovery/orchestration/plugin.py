@@ -15,6 +15,7 @@ from .channels import ActiveSkillsChannel, DelegationsChannel, PlanChannel
 from .contributors import builtin_factories
 from .delegation import DEFAULT_BRIEF_CHARS, TaskTool
 from .state_tools import read_skill_tool, update_plan_tool
+from .subagents import child_run_factory
 
 
 @hookimpl
@@ -29,7 +30,7 @@ def register_tools(register: Callable[[ToolDefinition], None], settings: Mapping
     library = keys.skill_library(settings)
     if library is not None and library.skills:
         register(read_skill_tool(library))
-    factory = keys.child_run_factory(settings)
+    factory = child_run_factory(settings)
     if factory is not None:
         brief = keys.brief_chars(settings) or DEFAULT_BRIEF_CHARS
         register(TaskTool(factory, keys.profiles(settings), keys.specialists(settings), brief).definition())

@@ -19,7 +19,6 @@ from .errors import RunContractError
 from .profiles import ProfileSet, load_profiles, profiles_from_mapping
 from .skills import SkillLibrary, skill_folders
 from .specialists import SpecialistDefinition
-from .subagents import ChildRunFactory
 
 PROFILES = "profiles"
 """A :class:`ProfileSet`, a mapping of scope to profile fields, or a path to a TOML/JSON profile file."""
@@ -43,6 +42,7 @@ TASK_BRIEF_CHARS = "task_brief_max_chars"
 
 
 def profiles(settings: Mapping[str, Any]) -> ProfileSet:
+    """The run's profiles: ``settings["profiles"]`` resolved, else the built-in defaults."""
     value = settings.get(PROFILES)
     if value is None:
         return ProfileSet.defaults()
@@ -86,13 +86,6 @@ def _directories(value: Any) -> list[str | Path]:
 
 def specialists(settings: Mapping[str, Any]) -> dict[str, SpecialistDefinition]:
     return dict(settings.get(SPECIALISTS) or {})
-
-
-def child_run_factory(settings: Mapping[str, Any]) -> ChildRunFactory | None:
-    factory = settings.get(CHILD_RUN_FACTORY)
-    if factory is not None and not isinstance(factory, ChildRunFactory):
-        raise ConfigurationError(CHILD_RUN_FACTORY, f"must implement ChildRunFactory, got {type(factory).__name__}")
-    return factory
 
 
 def tool_registry(settings: Mapping[str, Any]) -> ToolRegistry | None:

@@ -12,11 +12,12 @@ from typing import Any, Protocol, runtime_checkable
 
 import attrs
 
-from sciencediscovery.runtime_core import Message, RunResult, TurnContext
+from sciencediscovery.runtime_core import ConfigurationError, Message, RunResult, TurnContext
 from sciencediscovery.tools.definitions import ToolDefinition
 
+from . import settings as keys
 from .contract import RunContract
-from .profiles import AgentProfile, ProfileSet, Scope
+from .profiles import AgentProfile, Scope
 
 
 @attrs.frozen
@@ -48,13 +49,14 @@ class ChildRunSpec:
         )
 
     def settings(self, base: Mapping[str, Any]) -> dict[str, Any]:
-        """``base`` run settings adapted for the child: its RunContract and its scope's profile."""
-        profiles = base.get("profiles") or ProfileSet.defaults()
-        return {
-            **base,
-            "run_contract": self.contract,
-            "profiles": attrs.evolve(profiles, **{self.scope.value: self.profile}),
-        }
+        """``base`` run settings adapted for the child: its RunContract and its scope's profile.
+
+        The parent's tool registry is left out: the composition root sets the child's own.
+        """
+        child = {key: value for key, value in base.items() if key != keys.TOOL_REGISTRY}
+        child[keys.RUN_CONTRACT] = self.contract
+        child[keys.PROFILES] = attrs.evolve(keys.profiles(base), **{self.scope.value: self.profile})
+        return child
 
 
 @runtime_checkable
@@ -62,3 +64,13 @@ class ChildRunFactory(Protocol):
     """Builds and runs a child AgentRun; supplied by the composition root."""
 
     async def run_child(self, spec: ChildRunSpec) -> RunResult: ...
+
+
+def child_run_factory(settings: Mapping[str, Any]) -> ChildRunFactory | None:
+    """``settings["child_run_factory"]``, checked against the protocol."""
+    factory = settings.get(keys.CHILD_RUN_FACTORY)
+    if factory is not None and not isinstance(factory, ChildRunFactory):
+        raise ConfigurationError(
+            keys.CHILD_RUN_FACTORY, f"must implement ChildRunFactory, got {type(factory).__name__}"
+        )
+    return factory
