@@ -8,13 +8,15 @@ from :func:`~sciencediscovery.model.facts.resolve_model_facts`.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
+from types import ModuleType
 from typing import Any
 
 from sciencediscovery.runtime_core import ConfigurationError, Message, ModelInput, Role, ToolResultStatus
 
+from .errors import MissingExtraError
 from .facts import resolve_model_facts
 from .provider import ProviderContext, ProviderDefinition
-from .sdk import require_sdk, translate_sdk_error
+from .sdk import translate_sdk_error
 from .stream import Finish, StreamPart, TextDelta, ToolCallDelta, UsageUpdate
 
 NAME = "anthropic"
@@ -124,6 +126,15 @@ def event_parts(event: Any) -> list[StreamPart]:
     return []
 
 
+def _load_sdk() -> ModuleType:
+    """The ``anthropic`` SDK, or :class:`MissingExtraError` naming the pip command when the extra is missing."""
+    try:
+        import anthropic
+    except ImportError as error:
+        raise MissingExtraError(NAME, "anthropic", "anthropic") from error
+    return anthropic
+
+
 class AnthropicMessagesProvider:
     """Streams the Messages API through ``anthropic.AsyncAnthropic`` (SDK retries off: the client retries)."""
 
@@ -134,7 +145,7 @@ class AnthropicMessagesProvider:
     ) -> None:
         self.model = model
         self.max_tokens = max_tokens
-        self._sdk = require_sdk("anthropic", provider=NAME, extra="anthropic")
+        self._sdk = _load_sdk()
         http_client = self._sdk.DefaultAsyncHttpxClient(proxy=proxy) if proxy else None
         self._client = self._sdk.AsyncAnthropic(
             api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0, http_client=http_client

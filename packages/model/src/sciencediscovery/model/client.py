@@ -98,11 +98,17 @@ class ProviderModelClient:
 
 
 def _delta_event(part: StreamPart, context: TurnContext, attempt: int) -> ModelStreamDelta | None:
-    ids = {"run_id": context.run_id, "context_id": context.context_id, "turn": context.turn, "attempt": attempt}
     if isinstance(part, TextDelta) and part.text:
-        return ModelStreamDelta(**ids, text=part.text)
-    if isinstance(part, ToolCallDelta):
-        return ModelStreamDelta(
-            **ids, tool_call_index=part.index, tool_call_id=part.id, tool_name=part.name, arguments_delta=part.arguments
-        )
-    return None
+        fields: dict[str, Any] = {"text": part.text}
+    elif isinstance(part, ToolCallDelta):
+        fields = {
+            "tool_call_index": part.index,
+            "tool_call_id": part.id,
+            "tool_name": part.name,
+            "arguments_delta": part.arguments,
+        }
+    else:
+        return None
+    return ModelStreamDelta(
+        run_id=context.run_id, context_id=context.context_id, turn=context.turn, attempt=attempt, **fields
+    )

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncGenerator
+from types import ModuleType
 from typing import Any
 
 from sciencediscovery.runtime_core import ConfigurationError, Message, ModelInput, Role
 
+from .errors import MissingExtraError
 from .provider import ProviderContext, ProviderDefinition
-from .sdk import require_sdk, translate_sdk_error
+from .sdk import translate_sdk_error
 from .stream import Finish, StreamPart, TextDelta, ToolCallDelta, UsageUpdate
 
 NAME = "openai"
@@ -104,6 +106,15 @@ def chunk_parts(chunk: Any) -> list[StreamPart]:
     return parts
 
 
+def _load_sdk() -> ModuleType:
+    """The ``openai`` SDK, or :class:`MissingExtraError` naming the pip command when the extra is missing."""
+    try:
+        import openai
+    except ImportError as error:
+        raise MissingExtraError(NAME, "openai", "openai") from error
+    return openai
+
+
 class OpenAIChatProvider:
     """Streams Chat Completions through ``openai.AsyncOpenAI`` (SDK retries off: the client retries)."""
 
@@ -111,7 +122,7 @@ class OpenAIChatProvider:
 
     def __init__(self, model: str, *, api_key: str, base_url: str | None, timeout_s: float, proxy: str | None) -> None:
         self.model = model
-        self._sdk = require_sdk("openai", provider=NAME, extra="openai")
+        self._sdk = _load_sdk()
         http_client = self._sdk.DefaultAsyncHttpxClient(proxy=proxy) if proxy else None
         self._client = self._sdk.AsyncOpenAI(
             api_key=api_key, base_url=base_url, timeout=timeout_s, max_retries=0, http_client=http_client

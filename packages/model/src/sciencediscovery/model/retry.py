@@ -45,8 +45,8 @@ class RetryPolicy:
         """Seconds to wait after failed attempt ``attempt`` (1-based); ``random`` is in [0, 1)."""
         if retry_after_s is not None:
             return min(max(retry_after_s, 0.0), self.max_retry_after_s)
-        backoff = min(self.max_delay_s, self.base_delay_s * 2 ** (attempt - 1))
-        return backoff * (1 - self.jitter * random)
+        backoff = min(self.max_delay_s, self.base_delay_s * 2.0 ** (attempt - 1))
+        return float(backoff * (1 - self.jitter * random))
 
 
 def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> float | None:

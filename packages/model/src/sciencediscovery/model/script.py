@@ -175,4 +175,4 @@ def _call(
         problems.append(f"{path}.arguments: must be an object (or a raw JSON string), got {_kind(arguments)}")
     if len(problems) > start:
         return None
-    return ScriptedToolCall(id=call_id, name=name, arguments=arguments)
+    return ScriptedToolCall(id=call_id, name=str(name), arguments=arguments)

@@ -1,4 +1,4 @@
-"""Shared handling of the official provider SDKs: optional import, and error normalization.
+"""Error normalization shared by the official provider SDKs.
 
 The ``openai`` and ``anthropic`` SDKs share one exception hierarchy
 (``APIStatusError``, ``APIConnectionError``, ``APITimeoutError``), so one
@@ -7,14 +7,12 @@ translator serves both.
 
 from __future__ import annotations
 
-import importlib
 from types import ModuleType
 from typing import Any
 
 from sciencediscovery.runtime_core import ContextOverflowError
 
 from .errors import (
-    MissingExtraError,
     ModelAuthError,
     ModelBadRequestError,
     ModelConnectionError,
@@ -27,14 +25,6 @@ from .overflow import is_context_overflow
 from .retry import parse_retry_after
 
 _SERVER_ERROR_TYPES = frozenset({"overloaded_error", "api_error", "server_error"})
-
-
-def require_sdk(module: str, *, provider: str, extra: str) -> ModuleType:
-    """Import an optional SDK, or raise :class:`MissingExtraError` naming the pip command."""
-    try:
-        return importlib.import_module(module)
-    except ImportError as error:
-        raise MissingExtraError(provider, module, extra) from error
 
 
 def _error_details(body: object) -> tuple[str | None, str | None, str | None]:

@@ -37,7 +37,7 @@ class ClientSettings:
         env = os.environ if environ is None else environ
         defaults = cls()
         timeout = positive_int(env, TIMEOUT_VARIABLE)
-        attempts = positive_int(env, ATTEMPTS_VARIABLE, defaults.retry.max_attempts)
+        attempts = positive_int(env, ATTEMPTS_VARIABLE) or defaults.retry.max_attempts
         proxy = (env.get(PROXY_VARIABLE) or "").strip() or None
         if proxy is not None and not proxy.lower().startswith(_PROXY_SCHEMES):
             raise ConfigurationError(
