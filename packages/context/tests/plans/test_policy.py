@@ -257,3 +257,38 @@ def test_audit_mode_lets_only_mutable_fragment_ids_change(kit) -> None:
     )
     with pytest.raises(ProtectedFragmentError, match="'notes'.*immutable"):
         asyncio.run(ContextProcessor(ContextPolicy("audit")).process(run, forbidden, request=kit.request()))
+
+
+class CharCounter:
+    """One token per character of message content."""
+
+    def count(self, model_input: ModelInput) -> int:
+        return sum(len(message.content) for message in model_input.messages)
+
+
+def test_token_trigger_and_target_use_the_requests_counter(kit) -> None:
+    plan = kit.plan_of(kit.history_fragment(10))
+    tokens = _body(kit, 10)
+    trim = TrimStep("window", "history", "history", 500)
+    processor = ContextProcessor(ContextPolicy("reduce", (trim,), trigger_tokens=tokens - 1))
+    run, _, _ = kit.make_run()
+    result = asyncio.run(processor.process(run, plan, request=kit.request(counter=CharCounter())))
+    assert result.report.executed_step_ids == ("window",)
+    assert result.report.after.tokens < tokens
+    with pytest.raises(PlanDefinitionError, match="trigger_tokens"):
+        asyncio.run(processor.process(run, plan, request=kit.request()))
+
+
+def test_a_model_selector_is_not_called_when_it_would_eat_the_reserved_call(kit) -> None:
+    with pytest.raises(PlanDefinitionError, match="reserve_calls"):
+        ModelSelection("picker", reserve_calls=0)
+    selector = kit.FunctionSelector(lambda job: job.candidates[0].step_id, max_calls=1)
+    policy = ContextPolicy("reduce", (TrimStep("t", "history", "history", 100),), ModelSelection("picker"))
+    run, _, _ = kit.make_run(max_model_calls=1)
+    result = asyncio.run(
+        ContextProcessor(policy, selectors=[selector]).select(
+            run, kit.plan_of(kit.history_fragment(5)), request=kit.request()
+        )
+    )
+    assert result.step_ids == ()
+    assert selector.jobs == []

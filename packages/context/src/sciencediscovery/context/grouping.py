@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 import attrs
 
-from sciencediscovery.runtime_core import Message, Role
+from sciencediscovery.runtime_core import HistoryError, Message, Role
 
 __all__ = [
     "USER_TURN",
@@ -45,7 +45,7 @@ __all__ = [
 ]
 
 
-class GroupingError(ValueError):
+class GroupingError(HistoryError):
     """History cannot be grouped; ``field`` names the history and ``index`` the entry at fault."""
 
     def __init__(self, field: str, index: int | None, message: str) -> None:

@@ -9,6 +9,7 @@ import attrs
 
 from ..grouping import USER_TURN, Grouping
 from .errors import PlanDefinitionError
+from .signals import check_timeout
 
 __all__ = [
     "AutoSelection",
@@ -143,8 +144,7 @@ def _steps(value: Iterable[Step]) -> tuple[Step, ...]:
 
 
 def _positive_timeout(instance: object, attribute: attrs.Attribute[float | None], value: float | None) -> None:
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int | float) or value <= 0):
-        raise PlanDefinitionError(attribute.name, f"must be a positive number of seconds or None, got {value!r}")
+    check_timeout(value, attribute.name)
 
 
 @attrs.frozen

@@ -11,7 +11,7 @@ from .handlers import HandlerContext, handler_max_calls
 from .prepared import Preparation, PreparedHandle
 from .quota import ModelCallQuota
 from .request import ContextRequest, DirectInput, assemble, check_limits
-from .signals import CancelSignal
+from .signals import CancelSignal, check_timeout
 
 __all__ = ["ContextRun"]
 
@@ -36,7 +36,7 @@ class ContextRun:
         self.turn = turn
         self.quota = ModelCallQuota(max_model_calls)
         self.signal = cancel if cancel is not None else CancelSignal()
-        self.signal.child(timeout_s)  # validates timeout_s
+        check_timeout(timeout_s, "timeout_s")
         self.timeout_s = timeout_s
 
     def prepare(self, request: ContextRequest) -> PreparedHandle:

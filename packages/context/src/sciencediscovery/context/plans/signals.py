@@ -9,9 +9,15 @@ from typing import Any, TypeVar
 
 from .errors import PlanDefinitionError, ProcessingCancelledError
 
-__all__ = ["CancelSignal"]
+__all__ = ["CancelSignal", "check_timeout"]
 
 T = TypeVar("T")
+
+
+def check_timeout(value: float | None, field: str) -> None:
+    """Raise :class:`PlanDefinitionError` unless ``value`` is None or a positive number of seconds."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int | float) or value <= 0):
+        raise PlanDefinitionError(field, f"must be a positive number of seconds or None, got {value!r}")
 
 
 class CancelSignal:
@@ -31,8 +37,7 @@ class CancelSignal:
 
     def child(self, timeout_s: float | None) -> CancelSignal:
         """A child signal that expires ``timeout_s`` from now (or with this signal)."""
-        if timeout_s is not None and (isinstance(timeout_s, bool) or timeout_s <= 0):
-            raise PlanDefinitionError("timeout_s", f"must be a positive number of seconds, got {timeout_s!r}")
+        check_timeout(timeout_s, "timeout_s")
         return CancelSignal(deadline=None if timeout_s is None else time.monotonic() + timeout_s, parent=self)
 
     def cancel(self, reason: str = "cancelled") -> None:
