@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -283,6 +284,12 @@ def test_handlers_cannot_change_the_calls_arguments_or_forge_a_ref(context: Any)
     result = dispatch(dispatcher, call, context())
     assert call.arguments == {"path": "a.csv"}
     assert result.metadata == {"rows": 3, TRUST_KEY: "trusted"}
+
+
+def test_read_only_mapping_arguments_validate_like_dicts(context: Any) -> None:
+    dispatcher = GovernedToolDispatcher(ToolRegistry([ToolDefinition("read_file", "", SCHEMA, Counter())]))
+    call = ToolCall(id="c1", name="read_file", arguments=types.MappingProxyType({"path": "a.csv"}))
+    assert dispatch(dispatcher, call, context()).status is ToolResultStatus.OK
 
 
 def test_an_output_can_lower_but_not_raise_its_trust(tool: Callable[..., ToolDefinition], context: Any) -> None:

@@ -91,7 +91,7 @@ class GovernedToolDispatcher:
             tool, arguments = self._admit(call, context)
         except _Failure as failure:
             return self._error(call, context, None, failure)
-        invocation = ToolInvocation(call, copy.deepcopy(arguments), context)
+        invocation = ToolInvocation(call, arguments, context)
         task = asyncio.create_task(self._run(invocation, tool))
         self._running[call.id] = task
         try:
@@ -125,14 +125,16 @@ class GovernedToolDispatcher:
                 f"The arguments for {call.name!r} could not be parsed ({call.argument_error}). "
                 "Send one JSON object matching the tool's parameters.",
             )
-        problems = argument_errors(self.registry.validator(call.name), call.arguments)
+        # a private copy: the handler cannot change the call recorded in history
+        arguments = copy.deepcopy(dict(call.arguments) if isinstance(call.arguments, Mapping) else call.arguments)
+        problems = argument_errors(self.registry.validator(call.name), arguments)
         if problems:
             listing = "\n".join(f"- {problem}" for problem in problems)
             raise _Failure(ErrorKind.VALIDATION.value, f"Invalid arguments for {call.name!r}:\n{listing}")
-        refusal = self.loop_policy.admit(context.run_id, call.name, call.arguments, tool.max_calls_per_run)
+        refusal = self.loop_policy.admit(context.run_id, call.name, arguments, tool.max_calls_per_run)
         if refusal is not None:
             raise _Failure(ErrorKind.LOOP_POLICY.value, f"Not executed: {refusal}.")
-        return tool, call.arguments
+        return tool, arguments
 
     def _unknown_message(self, name: str, turn: int) -> str:
         tool = self.registry.get(name)
