@@ -8,7 +8,7 @@ and profiles are frozen for its lifetime.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
 from typing import Any
 
 from sciencediscovery.context import (
@@ -22,7 +22,7 @@ from sciencediscovery.context import (
     Trust,
     runtime_data_message,
 )
-from sciencediscovery.runtime_core import ConfigurationError
+from sciencediscovery.runtime_core import ConfigurationError, Message
 from sciencediscovery.tools.registry import ToolRegistry
 
 from . import settings as keys
@@ -60,7 +60,7 @@ def _static(factory_id: str, make: Callable[[ContextScope], Contribution | None]
 
 
 def _dynamic(
-    factory_id: str, contribute: Callable[[ContributionRequest], Any], *, required: bool = False
+    factory_id: str, contribute: Callable[[ContributionRequest], Awaitable[Contribution]], *, required: bool = False
 ) -> ContributorFactory:
     return ContributorFactory(
         factory_id, lambda scope: Contributor(factory_id, contribute, scopes=(scope,), required=required)
@@ -135,7 +135,9 @@ def capabilities_factory(registry: ToolRegistry | None) -> ContributorFactory:
             searchable = [
                 name
                 for name in registry.names
-                if getattr(registry.get(name), "deferred", False) and not registry.is_visible(name, request.turn)
+                if (tool := registry.get(name)) is not None
+                and tool.deferred
+                and not registry.is_visible(name, request.turn)
             ]
         text = render_capabilities([spec.name for spec in request.tools], searchable)
         return _section("capabilities", SectionSlot.CAPABILITIES, text)
@@ -158,7 +160,7 @@ def skill_catalog_factory(library: SkillLibrary, profiles: ProfileSet) -> Contri
     return _static("orchestration.skill_catalog", make)
 
 
-def active_skills_value(reads: Collection[SkillRead], history: tuple[Any, ...]) -> dict[str, Any] | None:
+def active_skills_value(reads: Collection[SkillRead], history: tuple[Message, ...]) -> dict[str, Any] | None:
     """The ``active_skills`` projection: each Skill's frozen reference and whether its body is still visible."""
     if not reads:
         return None

@@ -8,7 +8,7 @@ from typing import Any
 import attrs
 
 from sciencediscovery.runtime_core import Message, Role, RunResult, RunStatus
-from sciencediscovery.tools.definitions import ToolAction, ToolDefinition, ToolInvocation, ToolOutput
+from sciencediscovery.tools.definitions import ToolAction, ToolDefinition, ToolInvocation, ToolOutput, Trust
 
 from .contract import RunContract
 from .errors import RunContractError, TaskArgumentError
@@ -78,7 +78,10 @@ def final_text(result: RunResult) -> str:
 
 
 class TaskTool:
-    """Starts one child run per call through the injected :class:`ChildRunFactory`."""
+    """Starts one child run per call through the injected :class:`ChildRunFactory`.
+
+    The brief is model-written text, so the tool is ``untrusted``: the dispatcher sanitizes it.
+    """
 
     def __init__(
         self,
@@ -121,6 +124,7 @@ class TaskTool:
             },
             handler=self.handle,
             action=ToolAction.DELEGATE,
+            trust=Trust.UNTRUSTED,
             source="orchestration",
         )
 
