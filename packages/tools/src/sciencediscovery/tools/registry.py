@@ -13,8 +13,9 @@ from jsonschema.protocols import Validator
 
 from sciencediscovery.runtime_core import FrozenRegistryError, ToolSpec
 
-from .definitions import ToolDefinition
+from .definitions import ToolDefinition, Trust
 from .errors import DuplicateToolError, InvalidToolError, UnknownAllowedToolError
+from .sanitize import sanitize
 from .search import TOOL_SEARCH, ToolSearchIndex, tool_search_tool
 from .validation import compile_schema
 
@@ -34,6 +35,13 @@ def _check_tool(tool: object) -> ToolDefinition:
         if value is not None and (isinstance(value, bool) or value <= 0):
             raise InvalidToolError(f"tool {tool.name!r} ({tool.source}): {field} must be positive, got {value!r}")
     return tool
+
+
+def _public(tool: ToolDefinition) -> ToolDefinition:
+    """An untrusted tool's description (e.g. from an MCP server) is sanitized before any model sees it."""
+    if tool.trust is not Trust.UNTRUSTED:
+        return tool
+    return attrs.evolve(tool, description=sanitize(tool.description).text)
 
 
 class RegistrationCollector:
@@ -99,7 +107,7 @@ class ToolRegistry:
 
     def __init__(self, tools: Iterable[ToolDefinition], *, allow: Collection[str] | None = None) -> None:
         registered: dict[str, ToolDefinition] = {}
-        for tool in map(_check_tool, tools):
+        for tool in map(_public, map(_check_tool, tools)):
             if tool.name == TOOL_SEARCH:
                 raise DuplicateToolError(TOOL_SEARCH, "the registry (its built-in deferred-tool search)", tool.source)
             if tool.name in registered:
