@@ -243,6 +243,21 @@ def test_rate_limit_with_retry_after_is_retried_after_the_asked_delay(
     assert [d.attempt for d in turn.sink.events if isinstance(d, ModelStreamDelta)] == [2]
 
 
+def test_an_error_inside_the_stream_is_retried(loopback, sse_event, reply, turn, fake_sleep):
+    sse = sse_event
+    broken = [
+        chunk(sse, {"role": "assistant", "content": "par"}),
+        sse({"error": {"message": "worker died", "code": 500}}),
+    ]
+    loopback.add(reply(events=broken), reply(events=text_stream(sse, "whole answer")))
+
+    response = asyncio.run(make_client(loopback.url + "/v1", fake_sleep).complete(SIMPLE_INPUT, turn.context))
+
+    assert response.message.content == "whole answer"
+    (retry,) = [e for e in turn.sink.events if isinstance(e, ModelRetry)]
+    assert (retry.reason, retry.message) == ("server_error", "error inside the stream: worker died")
+
+
 def test_server_errors_exhaust_retries_with_growing_backoff(loopback, reply, turn, fake_sleep, recorded_sleeps):
     failing = {"error": {"message": "The server had an error while processing your request.", "type": "server_error"}}
     loopback.add(*[reply(500, body=failing) for _ in range(3)])

@@ -19,7 +19,6 @@ from .errors import (
     ModelRateLimitError,
     ModelServerError,
     ModelTimeoutError,
-    ProviderError,
 )
 from .overflow import is_context_overflow
 from .retry import parse_retry_after
@@ -44,17 +43,23 @@ def _error_details(body: object) -> tuple[str | None, str | None, str | None]:
 
 
 def translate_sdk_error(sdk: ModuleType, provider: str, error: Exception) -> Exception:
-    """The normalized error for an SDK exception: overflow, auth, rate limit, bad request, server or connection."""
+    """The normalized error for an SDK exception: overflow, auth, rate limit, bad request, server or connection.
+
+    ``error`` is an ``APIError`` of ``sdk`` (status errors, connection errors, errors inside a stream).
+    """
     if isinstance(error, sdk.APITimeoutError):
         return ModelTimeoutError(f"no answer within the request timeout ({error})", provider=provider)
     if isinstance(error, sdk.APIConnectionError):
         cause = error.__cause__ or error
         return ModelConnectionError(f"{error} ({type(cause).__name__}: {cause})", provider=provider)
-    if not isinstance(error, sdk.APIStatusError):
-        return ProviderError(f"{type(error).__name__}: {error}", provider=provider)
-    status: int = error.status_code
-    body_message, code, kind = _error_details(error.body)
+    body_message, code, kind = _error_details(getattr(error, "body", None))
     message = body_message or str(getattr(error, "message", "") or error)
+    if not isinstance(error, sdk.APIStatusError):
+        # an error event inside a stream that had started: the server broke off mid-answer
+        if is_context_overflow(message, code, kind):
+            return ContextOverflowError(f"{provider}: {message}", provider=provider)
+        return ModelServerError(f"error inside the stream: {message}", provider=provider, code=code or kind)
+    status: int = error.status_code
     if status != 429 and is_context_overflow(message, code, kind):
         return ContextOverflowError(f"{provider}: {message}", provider=provider)
     retry_after = parse_retry_after(dict(error.response.headers))
