@@ -207,7 +207,8 @@ class ContextProcessor:
                 observer.transition("no_safe_step")
                 break
             step = self.policy.step(ids[0])
-            assert step is not None
+            if step is None:
+                raise StepUnavailableError(ids[0], "is not a step of the policy")
             plan, step_changes = await self._apply(run, plan, step, preparation, signal)
             changes.extend(step_changes)
             executed.append(step.id)
