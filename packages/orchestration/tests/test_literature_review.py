@@ -8,6 +8,9 @@ import json
 import re
 from pathlib import Path
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from sciencediscovery.context import ContextScope, ContextSettings
 from sciencediscovery.runtime_core import Message, ModelInput, Role, RunRequest, RunStatus, ToolCall
 from sciencediscovery.runtime_core.testing import reply
@@ -35,7 +38,7 @@ SCRIPT = [
 DATA = re.compile(r'<runtime_context_data trust="([^"]+)" authority="data_only" channel="([^"]+)">\n[^\n]*\n(.*)\n</')
 
 
-def settings(skills_dir: Path) -> dict:
+def run_settings(skills_dir: Path) -> dict:
     return {
         "run_contract": CONTRACT,
         "governance_summary": {"epoch": 1, "mode": "ask before write", "rules": ["allow read_file(**)"]},
@@ -60,7 +63,7 @@ def test_four_turns_disclose_skill_plan_and_deferred_tool_progressively(
     kernel, skills_dir: Path, literature_body
 ) -> None:
     manager = kernel.manager(kernel.LabTools())
-    runtime, run = kernel.compose(manager, settings(skills_dir), ContextScope.MAIN, SCRIPT)
+    runtime, run = kernel.compose(manager, run_settings(skills_dir), ContextScope.MAIN, SCRIPT)
     result = asyncio.run(runtime.run(RunRequest("ctx-lit", [Message.user(CONTRACT["objective"])], run_id="run-main")))
     assert result.status is RunStatus.COMPLETED, result.reason
     first, second, third, fourth = run.inputs[:4]
@@ -120,7 +123,7 @@ def test_after_compaction_of_a_60_message_history_plan_and_skill_reference_survi
 ) -> None:
     manager = kernel.manager(kernel.LabTools())
     first_script = [SCRIPT[0], SCRIPT[1], reply("Plan recorded.")]
-    runtime, _ = kernel.compose(manager, settings(skills_dir), ContextScope.MAIN, first_script, run_id="run-1")
+    runtime, _ = kernel.compose(manager, run_settings(skills_dir), ContextScope.MAIN, first_script, run_id="run-1")
     early = asyncio.run(runtime.run(RunRequest("ctx-long", [Message.user(CONTRACT["objective"])], run_id="run-1")))
     history = list(early.history)
     index = 0
@@ -132,7 +135,7 @@ def test_after_compaction_of_a_60_message_history_plan_and_skill_reference_survi
     trace_dir = tmp_path / "traces"
     context = ContextSettings(window_tokens=9000, pressure_percent=60, trace=True, trace_dir=trace_dir)
     runtime, run = kernel.compose(
-        manager, settings(skills_dir), ContextScope.MAIN, [reply("Continuing.")], context=context, run_id="run-2"
+        manager, run_settings(skills_dir), ContextScope.MAIN, [reply("Continuing.")], context=context, run_id="run-2"
     )
     result = asyncio.run(runtime.run(RunRequest("ctx-long", history, run_id="run-2")))
     assert result.status is RunStatus.COMPLETED, result.reason
@@ -152,3 +155,29 @@ def test_after_compaction_of_a_60_message_history_plan_and_skill_reference_survi
     assert trace["planProgress"]["toolCallId"] == "call-plan"
     assert trace["planProgress"]["anchorFound"] is False
     assert "subsequentModelSteps" not in trace["planProgress"]
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(fillers=st.integers(min_value=0, max_value=40), window=st.sampled_from([4000, 6000, 9000, 20000]))
+def test_skill_flag_matches_what_the_model_sees_and_the_body_is_never_duplicated(
+    kernel, skills_dir: Path, literature_body, fillers: int, window: int
+) -> None:
+    manager = kernel.manager(kernel.LabTools())
+    runtime, _ = kernel.compose(
+        manager, run_settings(skills_dir), ContextScope.MAIN, [SCRIPT[0], reply("ok")], run_id="r1"
+    )
+    early = asyncio.run(runtime.run(RunRequest("ctx-p", [Message.user(CONTRACT["objective"])], run_id="r1")))
+    history = list(early.history)
+    for index in range(fillers):
+        history += filler(index)
+    context = ContextSettings(window_tokens=window, pressure_percent=60)
+    runtime, run = kernel.compose(
+        manager, run_settings(skills_dir), ContextScope.MAIN, [reply("ok")], context=context, run_id="r2"
+    )
+    result = asyncio.run(runtime.run(RunRequest("ctx-p", history, run_id="r2")))
+    assert result.status is RunStatus.COMPLETED, result.reason
+    [model_input] = run.inputs
+    seen = everything(model_input).count(literature_body.strip())
+    assert seen <= 1
+    [reference] = runtime_data(model_input)["active_skills"]["skills"]
+    assert reference["instructionsVisibleInHistory"] is (seen == 1)
