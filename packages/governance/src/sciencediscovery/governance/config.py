@@ -56,7 +56,9 @@ def rules_from_data(data: Mapping[str, Any], *, source: str = "config") -> RuleS
     if default not in {effect.value for effect in Effect}:
         raise PermissionConfigError(f"{source}: default", f"must be allow, ask or deny; got {default!r}")
     return RuleSet.from_lists(
-        **{effect.value: _rule_list(source, effect.value, data.get(effect.value, [])) for effect in Effect},
+        allow=_rule_list(source, "allow", data.get("allow", [])),
+        ask=_rule_list(source, "ask", data.get("ask", [])),
+        deny=_rule_list(source, "deny", data.get("deny", [])),
         default=default,
         source=source,
     )
@@ -101,7 +103,9 @@ def rules_from_environment(environ: Mapping[str, str]) -> RuleSet:
     file = environ.get(FILE_VARIABLE, "").strip()
     base = rules_from_file(file) if file else RuleSet()
     extra = RuleSet.from_lists(
-        **{effect.value: _env_rules(environ, variable) for effect, variable in RULE_VARIABLES.items()},
+        allow=_env_rules(environ, RULE_VARIABLES[Effect.ALLOW]),
+        ask=_env_rules(environ, RULE_VARIABLES[Effect.ASK]),
+        deny=_env_rules(environ, RULE_VARIABLES[Effect.DENY]),
         source="environment",
     )
     default = choice(environ, DEFAULT_VARIABLE, [e.value for e in Effect], base.default.value)

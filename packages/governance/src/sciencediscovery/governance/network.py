@@ -131,13 +131,18 @@ def _domain_pattern(field: str, pattern: str) -> str:
     return f"*.{host}" if wildcard else host
 
 
-def _domains(field: str) -> Any:
-    def convert(values: Iterable[str]) -> tuple[str, ...]:
-        if isinstance(values, str):
-            values = [values]
-        return tuple(_domain_pattern(field, value) for value in values)
+def _domains(field: str, values: Iterable[str]) -> tuple[str, ...]:
+    if isinstance(values, str):
+        values = [values]
+    return tuple(_domain_pattern(field, value) for value in values)
 
-    return convert
+
+def _allow_domains(values: Iterable[str]) -> tuple[str, ...]:
+    return _domains("allow", values)
+
+
+def _deny_domains(values: Iterable[str]) -> tuple[str, ...]:
+    return _domains("deny", values)
 
 
 def _networks(values: Iterable[str | IPNetwork]) -> tuple[IPNetwork, ...]:
@@ -169,8 +174,8 @@ def _matches(pattern: str, host: str) -> bool:
 class NetworkPolicy:
     """Which hosts and addresses a run may reach. Every field is validated and normalised at construction."""
 
-    allow: tuple[str, ...] = attrs.field(default=(), converter=_domains("allow"))
-    deny: tuple[str, ...] = attrs.field(default=(), converter=_domains("deny"))
+    allow: tuple[str, ...] = attrs.field(default=(), converter=_allow_domains)
+    deny: tuple[str, ...] = attrs.field(default=(), converter=_deny_domains)
     allowed_networks: tuple[IPNetwork, ...] = attrs.field(default=(), converter=_networks)
     default: NetworkDefault = attrs.field(default=NetworkDefault.ALLOW, converter=_default)
     schemes: tuple[str, ...] = ("http", "https")

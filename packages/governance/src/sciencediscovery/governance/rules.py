@@ -84,11 +84,15 @@ class Verdict:
         return f"rule:{self.effect.value}:{self.rule.text}" if self.rule else f"default:{self.effect.value}"
 
 
+def _rule_tuple(rules: Iterable[Rule]) -> tuple[Rule, ...]:
+    return tuple(rules)
+
+
 @attrs.frozen
 class RuleSet:
     """Validated rules and the default effect for unmatched calls (``ask`` unless configured)."""
 
-    rules: tuple[Rule, ...] = attrs.field(default=(), converter=tuple)
+    rules: tuple[Rule, ...] = attrs.field(default=(), converter=_rule_tuple)
     default: Effect = attrs.field(default=Effect.ASK, converter=Effect)
 
     @classmethod
