@@ -53,8 +53,9 @@ class Plan:
 
     def summary(self) -> str:
         counts = {status: sum(item.status is status for item in self.items) for status in PlanStatus}
+        noun = "item" if len(self.items) == 1 else "items"
         return (
-            f"Plan updated: {len(self.items)} items ({counts[PlanStatus.COMPLETED]} completed, "
+            f"Plan updated: {len(self.items)} {noun} ({counts[PlanStatus.COMPLETED]} completed, "
             f"{counts[PlanStatus.IN_PROGRESS]} in progress, {counts[PlanStatus.PENDING]} pending)."
         )
 
