@@ -18,6 +18,7 @@ import attrs
 from sciencediscovery.runtime_core import Message
 
 from .errors import PlanDefinitionError, ProtectedFragmentError
+from .validators import non_empty, optional_count
 
 __all__ = ["ContextFragment", "ContextPlan", "FragmentRole", "Lifetime", "Trust", "json_chars"]
 
@@ -64,27 +65,17 @@ def _freeze_fields(value: Mapping[str, Any]) -> Mapping[str, Any]:
     return MappingProxyType(copied)
 
 
-def _non_empty(instance: object, attribute: attrs.Attribute[str], value: str) -> None:
-    if not isinstance(value, str) or not value:
-        raise PlanDefinitionError(attribute.name, f"must be a non-empty string, got {value!r}")
-
-
-def _optional_cap(instance: object, attribute: attrs.Attribute[int | None], value: int | None) -> None:
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
-        raise PlanDefinitionError(attribute.name, f"must be a non-negative integer or None, got {value!r}")
-
-
 @attrs.frozen
 class ContextFragment:
     """One piece of model input. Untrusted fragments cannot take a system or instructions role."""
 
-    id: str = attrs.field(validator=_non_empty)
-    source_id: str = attrs.field(validator=_non_empty)
+    id: str = attrs.field(validator=non_empty)
+    source_id: str = attrs.field(validator=non_empty)
     role: FragmentRole = attrs.field(converter=FragmentRole)
     fields: Mapping[str, Any] = attrs.field(converter=_freeze_fields)
     trust: Trust = attrs.field(default=Trust.TRUSTED, converter=Trust)
     lifetime: Lifetime = attrs.field(default=Lifetime.TURN, converter=Lifetime)
-    max_chars: int | None = attrs.field(default=None, validator=_optional_cap)
+    max_chars: int | None = attrs.field(default=None, validator=optional_count)
 
     def __attrs_post_init__(self) -> None:
         if self.trust is Trust.UNTRUSTED and self.role in INSTRUCTION_ROLES:

@@ -9,7 +9,7 @@ import attrs
 
 from ..grouping import USER_TURN, Grouping
 from .errors import PlanDefinitionError
-from .signals import check_timeout
+from .validators import count, non_empty, optional_count, timeout
 
 __all__ = [
     "AutoSelection",
@@ -25,21 +25,6 @@ __all__ = [
 ]
 
 
-def _non_empty(instance: object, attribute: attrs.Attribute[str], value: str) -> None:
-    if not isinstance(value, str) or not value:
-        raise PlanDefinitionError(attribute.name, f"must be a non-empty string, got {value!r}")
-
-
-def _optional_count(instance: object, attribute: attrs.Attribute[int | None], value: int | None) -> None:
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
-        raise PlanDefinitionError(attribute.name, f"must be a non-negative integer or None, got {value!r}")
-
-
-def _count(instance: object, attribute: attrs.Attribute[int], value: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise PlanDefinitionError(attribute.name, f"must be a non-negative integer, got {value!r}")
-
-
 @attrs.frozen
 class TrimStep:
     """Drop the oldest complete groups of a history field until the fragment's JSON length fits.
@@ -48,11 +33,11 @@ class TrimStep:
     groups are always kept, and no single message is ever cut. Local: no model call.
     """
 
-    id: str = attrs.field(validator=_non_empty)
-    fragment_id: str = attrs.field(validator=_non_empty)
-    field: str = attrs.field(validator=_non_empty)
-    target_chars: int | None = attrs.field(default=None, validator=_optional_count)
-    keep_groups: int = attrs.field(default=1, validator=_count)
+    id: str = attrs.field(validator=non_empty)
+    fragment_id: str = attrs.field(validator=non_empty)
+    field: str = attrs.field(validator=non_empty)
+    target_chars: int | None = attrs.field(default=None, validator=optional_count)
+    keep_groups: int = attrs.field(default=1, validator=count)
     grouping: Grouping = USER_TURN
     kind: Literal["trim"] = "trim"
     max_calls: int = attrs.field(default=0, init=False)
@@ -62,8 +47,8 @@ class TrimStep:
 class Preserve:
     """Keep the last ``keep_groups`` groups of ``field`` raw; only the older segment is compressed."""
 
-    field: str = attrs.field(validator=_non_empty)
-    keep_groups: int = attrs.field(default=1, validator=_count)
+    field: str = attrs.field(validator=non_empty)
+    keep_groups: int = attrs.field(default=1, validator=count)
     grouping: Grouping = USER_TURN
 
 
@@ -71,10 +56,10 @@ class Preserve:
 class CompressStep:
     """Replace a fragment's fields by a registered compressor's shorter version."""
 
-    id: str = attrs.field(validator=_non_empty)
-    fragment_id: str = attrs.field(validator=_non_empty)
-    handler_id: str = attrs.field(validator=_non_empty)
-    target_chars: int | None = attrs.field(default=None, validator=_optional_count)
+    id: str = attrs.field(validator=non_empty)
+    fragment_id: str = attrs.field(validator=non_empty)
+    handler_id: str = attrs.field(validator=non_empty)
+    target_chars: int | None = attrs.field(default=None, validator=optional_count)
     preserve: Preserve | None = None
     kind: Literal["compress"] = "compress"
 
@@ -87,7 +72,7 @@ class SequenceSelection:
     """Run candidate steps in declared order (the default)."""
 
     kind: Literal["sequence"] = "sequence"
-    reserve_calls: int = attrs.field(default=0, validator=_count)
+    reserve_calls: int = attrs.field(default=0, validator=count)
 
 
 @attrs.frozen
@@ -96,7 +81,7 @@ class FixedSelection:
 
     step_kind: Literal["trim", "compress"] = attrs.field()
     kind: Literal["fixed"] = "fixed"
-    reserve_calls: int = attrs.field(default=0, validator=_count)
+    reserve_calls: int = attrs.field(default=0, validator=count)
 
     @step_kind.validator
     def _check_kind(self, attribute: attrs.Attribute[str], value: str) -> None:
@@ -105,7 +90,7 @@ class FixedSelection:
 
 
 def _at_least_one(instance: object, attribute: attrs.Attribute[int], value: int) -> None:
-    _count(instance, attribute, value)
+    count(instance, attribute, value)
     if value < 1:
         raise PlanDefinitionError(attribute.name, "must keep at least one call for the final answer")
 
@@ -131,7 +116,7 @@ class AutoSelection:
 class ModelSelection:
     """Ask the registered selector ``selector_id`` for one step id among the affordable candidates."""
 
-    selector_id: str = attrs.field(validator=_non_empty)
+    selector_id: str = attrs.field(validator=non_empty)
     kind: Literal["model"] = "model"
     reserve_calls: int = attrs.field(default=1, validator=_at_least_one)
 
@@ -141,10 +126,6 @@ Selection = SequenceSelection | FixedSelection | AutoSelection | ModelSelection
 
 def _steps(value: Iterable[Step]) -> tuple[Step, ...]:
     return tuple(value)
-
-
-def _positive_timeout(instance: object, attribute: attrs.Attribute[float | None], value: float | None) -> None:
-    check_timeout(value, attribute.name)
 
 
 @attrs.frozen
@@ -160,11 +141,11 @@ class ContextPolicy:
     mode: Literal["validate", "reduce", "audit"] = "validate"
     steps: tuple[Step, ...] = attrs.field(default=(), converter=_steps)
     selection: Selection = attrs.field(factory=SequenceSelection)
-    trigger_chars: int | None = attrs.field(default=None, validator=_optional_count)
-    trigger_tokens: int | None = attrs.field(default=None, validator=_optional_count)
-    target_input_chars: int | None = attrs.field(default=None, validator=_optional_count)
-    target_input_tokens: int | None = attrs.field(default=None, validator=_optional_count)
-    timeout_s: float | None = attrs.field(default=None, validator=_positive_timeout)
+    trigger_chars: int | None = attrs.field(default=None, validator=optional_count)
+    trigger_tokens: int | None = attrs.field(default=None, validator=optional_count)
+    target_input_chars: int | None = attrs.field(default=None, validator=optional_count)
+    target_input_tokens: int | None = attrs.field(default=None, validator=optional_count)
+    timeout_s: float | None = attrs.field(default=None, validator=timeout)
 
     def __attrs_post_init__(self) -> None:
         if self.mode not in ("validate", "reduce", "audit"):

@@ -20,6 +20,7 @@ from sciencediscovery.runtime_core.serialization import to_json
 from ..grouping import messages_from_entries
 from .errors import PlanDefinitionError, PlanOverLimitError
 from .fragments import INSTRUCTION_ROLES, ContextFragment, ContextPlan, FragmentRole, json_chars
+from .validators import count, non_empty
 
 __all__ = [
     "ADDITIONAL_MESSAGES",
@@ -50,18 +51,13 @@ class TokenCounter(Protocol):
     def count(self, model_input: ModelInput) -> int: ...
 
 
-def _non_negative(instance: object, attribute: attrs.Attribute[int], value: int) -> None:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise PlanDefinitionError(attribute.name, f"must be a non-negative integer, got {value!r}")
-
-
 @attrs.frozen
 class TokenBudget:
     """A token limit: the request must fit ``context_tokens - output_reservation - safety_margin``."""
 
-    context_tokens: int = attrs.field(validator=_non_negative)
-    output_reservation: int = attrs.field(default=0, validator=_non_negative)
-    safety_margin: int = attrs.field(default=0, validator=_non_negative)
+    context_tokens: int = attrs.field(validator=count)
+    output_reservation: int = attrs.field(default=0, validator=count)
+    safety_margin: int = attrs.field(default=0, validator=count)
 
     @property
     def input_limit(self) -> int:
@@ -72,18 +68,13 @@ class TokenBudget:
 class ContextRequest:
     """One model request's identity, hard limits, declarations and token accounting."""
 
-    request_id: str = attrs.field()
-    max_input_chars: int = attrs.field(validator=_non_negative)
-    max_schema_chars: int = attrs.field(validator=_non_negative)
+    request_id: str = attrs.field(validator=non_empty)
+    max_input_chars: int = attrs.field(validator=count)
+    max_schema_chars: int = attrs.field(validator=count)
     tools: tuple[ToolSpec, ...] = attrs.field(default=(), converter=tuple)
     response_schema: Mapping[str, Any] | None = None
     token_budget: TokenBudget | None = None
     counter: TokenCounter | None = attrs.field(default=None, eq=False)
-
-    @request_id.validator
-    def _check_id(self, attribute: attrs.Attribute[str], value: str) -> None:
-        if not isinstance(value, str) or not value:
-            raise PlanDefinitionError("request_id", f"must be a non-empty string, got {value!r}")
 
     def __attrs_post_init__(self) -> None:
         if self.token_budget is not None and self.counter is None:

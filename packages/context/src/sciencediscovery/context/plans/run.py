@@ -11,7 +11,8 @@ from .handlers import HandlerContext, handler_max_calls
 from .prepared import Preparation, PreparedHandle
 from .quota import ModelCallQuota
 from .request import ContextRequest, DirectInput, assemble, check_limits
-from .signals import CancelSignal, check_timeout
+from .signals import CancelSignal
+from .validators import check_timeout
 
 __all__ = ["ContextRun"]
 

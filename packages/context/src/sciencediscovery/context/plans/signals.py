@@ -7,17 +7,12 @@ import time
 from collections.abc import Awaitable
 from typing import Any, TypeVar
 
-from .errors import PlanDefinitionError, ProcessingCancelledError
+from .errors import ProcessingCancelledError
+from .validators import check_timeout
 
-__all__ = ["CancelSignal", "check_timeout"]
+__all__ = ["CancelSignal"]
 
 T = TypeVar("T")
-
-
-def check_timeout(value: float | None, field: str) -> None:
-    """Raise :class:`PlanDefinitionError` unless ``value`` is None or a positive number of seconds."""
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int | float) or value <= 0):
-        raise PlanDefinitionError(field, f"must be a positive number of seconds or None, got {value!r}")
 
 
 class CancelSignal:
