@@ -40,12 +40,19 @@ class _Handler(BaseHTTPRequestHandler):
         elif self.path == "/big-undeclared":
             self._send(BIG, declare=False)
         elif self.path == "/moved":
-            self.send_response(302)
-            self.send_header("Location", "/data.csv")
-            self.send_header("Content-Length", "0")
-            self.end_headers()
+            self._redirect("/data.csv")
+        elif self.path == "/elsewhere":
+            self._redirect(f"http://localhost:{self.server.server_address[1]}/data.csv")
+        elif self.path == "/loop":
+            self._redirect("/loop")
         else:
             self.send_error(404)
+
+    def _redirect(self, location: str) -> None:
+        self.send_response(302)
+        self.send_header("Location", location)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
 
     def _send(self, body: bytes, *, declare: bool) -> None:
         self.send_response(200)
@@ -65,7 +72,8 @@ class _Handler(BaseHTTPRequestHandler):
 
 @pytest.fixture(scope="session")
 def http_base() -> Iterator[str]:
-    """Base URL of a real HTTP server on 127.0.0.1 serving /data.csv, /big, /big-undeclared, /moved; 404 otherwise."""
+    """Base URL of a real HTTP server on 127.0.0.1 serving /data.csv, /big, /big-undeclared and
+    redirects /moved (same origin), /elsewhere (to localhost), /loop (to itself); 404 otherwise."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -55,6 +55,13 @@ def test_redirect_is_followed(manager, http_base, csv_body) -> None:
     assert download.state is S.COMPLETED and download.sha256 == hashlib.sha256(csv_body).hexdigest()
 
 
+@pytest.mark.parametrize(("path", "reason"), [("/elsewhere", "another origin"), ("/loop", "more than 5 redirects")])
+def test_redirects_leave_neither_the_origin_nor_bound(manager, http_base, path, reason) -> None:
+    download, states = _download(manager, f"{http_base}{path}", name="x.csv")
+    assert states[-1] is S.FAILED and reason in download.error
+    assert manager.store.artifacts() == [] and _no_partials(manager)
+
+
 def test_checksum_mismatch_fails_and_registers_nothing(manager, http_base) -> None:
     download, states = _download(manager, f"{http_base}/data.csv", expected_sha256="0" * 64)
     assert states == [S.REQUESTED, S.APPROVED, S.DOWNLOADING, S.FAILED]

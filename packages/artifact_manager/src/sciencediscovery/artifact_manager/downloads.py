@@ -42,6 +42,8 @@ TRANSITIONS: Mapping[DownloadState, frozenset[DownloadState]] = {
 }
 """Which state may follow which; completed and failed are terminal."""
 
+MAX_REDIRECTS = 5
+"""Redirects followed within the approved origin (scheme, host and port); another origin fails the download."""
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
@@ -201,26 +203,38 @@ class DownloadManager:
         )
 
     async def _transfer(self, download: Download, partial: Path) -> tuple[str, int, bytes]:
+        async with httpx.AsyncClient(timeout=self.timeout_s, follow_redirects=False) as client:
+            url = httpx.URL(download.url)
+            for _ in range(MAX_REDIRECTS + 1):
+                async with client.stream("GET", url) as response:
+                    target = response.next_request.url if response.next_request is not None else None
+                    if target is None:
+                        return await self._receive(response, download, partial)
+                if (target.scheme, target.host, target.port) != (url.scheme, url.host, url.port):
+                    raise DownloadFailed(
+                        f"redirect from {url} to another origin ({target}) needs its own artifact_download permission"
+                    )
+                url = target
+        raise DownloadFailed(f"more than {MAX_REDIRECTS} redirects")
+
+    @staticmethod
+    async def _receive(response: httpx.Response, download: Download, partial: Path) -> tuple[str, int, bytes]:
+        if response.status_code != 200:
+            raise DownloadFailed(f"HTTP {response.status_code} from {response.url}")
+        declared = response.headers.get("content-length")
+        if declared and declared.isdigit() and int(declared) > download.max_bytes:
+            raise DownloadFailed(f"size limit: server declares {declared} bytes, limit is {download.max_bytes}")
         digest = hashlib.sha256()
         size = 0
         head = b""
-        async with (
-            httpx.AsyncClient(timeout=self.timeout_s, follow_redirects=True) as client,
-            client.stream("GET", download.url) as response,
-        ):
-            if response.status_code != 200:
-                raise DownloadFailed(f"HTTP {response.status_code} from {download.url}")
-            declared = response.headers.get("content-length")
-            if declared and declared.isdigit() and int(declared) > download.max_bytes:
-                raise DownloadFailed(f"size limit: server declares {declared} bytes, limit is {download.max_bytes}")
-            descriptor = os.open(partial, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
-            with os.fdopen(descriptor, "wb") as handle:
-                async for block in response.aiter_bytes():
-                    size += len(block)
-                    if size > download.max_bytes:
-                        raise DownloadFailed(f"size limit: more than {download.max_bytes} bytes received")
-                    if len(head) < SNIFF_BYTES:
-                        head += block[: SNIFF_BYTES - len(head)]
-                    digest.update(block)
-                    handle.write(block)
+        descriptor = os.open(partial, os.O_CREAT | os.O_WRONLY | os.O_TRUNC, 0o600)
+        with os.fdopen(descriptor, "wb") as handle:
+            async for block in response.aiter_bytes():
+                size += len(block)
+                if size > download.max_bytes:
+                    raise DownloadFailed(f"size limit: more than {download.max_bytes} bytes received")
+                if len(head) < SNIFF_BYTES:
+                    head += block[: SNIFF_BYTES - len(head)]
+                digest.update(block)
+                handle.write(block)
         return digest.hexdigest(), size, head
