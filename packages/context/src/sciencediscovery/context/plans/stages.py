@@ -196,12 +196,12 @@ class ContextProcessor:
         self._chooser.validate(plan)
         changes: list[FragmentChange] = []
         executed: list[str] = []
-        if not self._triggered(plan, req):
+        measured, over_hard = self._evaluate(plan, req)
+        if not self._triggered(measured, over_hard):
             observer.transition("not_triggered")
             return plan, (), executed
-        while not self._goal_met(plan, req):
+        while over_hard or not self._soft_met(measured):
             signal.check("process")
-            measured = measure(assemble(plan, req), req)
             ids = await self._choose(run, plan, preparation, measured, signal)
             if not ids:
                 observer.transition("no_safe_step")
@@ -213,6 +213,7 @@ class ContextProcessor:
             changes.extend(step_changes)
             executed.append(step.id)
             observer.transition("step_applied", step.id)
+            measured, over_hard = self._evaluate(plan, req)
         return plan, tuple(changes), executed
 
     async def _choose(
@@ -250,12 +251,13 @@ class ContextProcessor:
             if getattr(self.policy, name) is not None and request.counter is None:
                 raise PlanDefinitionError(name, "needs a TokenCounter on the request")
 
-    def _over_hard(self, plan: ContextPlan, request: ContextRequest) -> bool:
+    def _evaluate(self, plan: ContextPlan, request: ContextRequest) -> tuple[Measurement, bool]:
+        """The plan's measurement and whether it exceeds a hard limit."""
+        model_input = assemble(plan, request)
         try:
-            check_limits(assemble(plan, request), request, plan)
+            return check_limits(model_input, request, plan), False
         except PlanOverLimitError:
-            return True
-        return False
+            return measure(model_input, request), True
 
     def _soft_met(self, measured: Measurement) -> bool:
         chars, tokens = self.policy.soft_target_chars, self.policy.soft_target_tokens
@@ -263,17 +265,16 @@ class ContextProcessor:
             return False
         return tokens is None or (measured.tokens is not None and measured.tokens <= tokens)
 
-    def _goal_met(self, plan: ContextPlan, request: ContextRequest) -> bool:
-        return not self._over_hard(plan, request) and self._soft_met(measure(assemble(plan, request), request))
-
-    def _triggered(self, plan: ContextPlan, request: ContextRequest) -> bool:
+    def _triggered(self, measured: Measurement, over_hard: bool) -> bool:
+        """Processing starts over a hard limit, over a trigger watermark, or (with no trigger) off a soft target."""
         policy = self.policy
+        if over_hard:
+            return True
         if policy.trigger_chars is None and policy.trigger_tokens is None:
-            return not self._goal_met(plan, request)
-        measured = measure(assemble(plan, request), request)
+            return not self._soft_met(measured)
         over_chars = policy.trigger_chars is not None and measured.body_chars > policy.trigger_chars
         over_tokens = policy.trigger_tokens is not None and (measured.tokens or 0) > policy.trigger_tokens
-        return over_chars or over_tokens or self._over_hard(plan, request)
+        return over_chars or over_tokens
 
 
 def _describe(measured: Measurement) -> str:
