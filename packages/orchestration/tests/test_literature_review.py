@@ -60,10 +60,11 @@ def everything(model_input: ModelInput) -> str:
 
 
 def test_four_turns_disclose_skill_plan_and_deferred_tool_progressively(
-    kernel, skills_dir: Path, literature_body
+    kernel, skills_dir: Path, literature_body, tmp_path: Path
 ) -> None:
     manager = kernel.manager(kernel.LabTools())
-    runtime, run = kernel.compose(manager, run_settings(skills_dir), ContextScope.MAIN, SCRIPT)
+    context = ContextSettings(trace=True, trace_dir=tmp_path)
+    runtime, run = kernel.compose(manager, run_settings(skills_dir), ContextScope.MAIN, SCRIPT, context=context)
     result = asyncio.run(runtime.run(RunRequest("ctx-lit", [Message.user(CONTRACT["objective"])], run_id="run-main")))
     assert result.status is RunStatus.COMPLETED, result.reason
     first, second, third, fourth = run.inputs[:4]
@@ -106,6 +107,12 @@ def test_four_turns_disclose_skill_plan_and_deferred_tool_progressively(
     assert "mcp_biomed_search" in [tool.name for tool in fourth.tools]
     assert "Searchable" not in fourth.system_prompt
     assert "PMID:1" in result.history[-2].content
+
+    # plan progress is observational trace data: declaring call, still visible, steps and results since
+    progress = json.loads((tmp_path / "ctx-lit" / "turn-0004.json").read_text())["planProgress"]
+    assert (progress["toolCallId"], progress["anchorFound"]) == ("call-plan", True)
+    assert (progress["subsequentModelSteps"], progress["completedNonPlanToolResults"]) == (1, 1)
+    assert "stale" not in json.dumps(progress)
 
     # the Skill body enters context once, through its read_skill result, in every model input
     for model_input in run.inputs:
