@@ -71,6 +71,7 @@ def test_tabs_newlines_and_ordinary_unicode_survive() -> None:
         ("<x:system>", "&lt;x:system>"),
         ("<\u0455ystem>", "&lt;\u0455ystem>"),  # Cyrillic dze looks like s
         ("<plan_state>", "&lt;plan_state>"),
+        ("<<:CONTEXT", "<&lt;:CONTEXT"),
     ],
 )
 def test_wrapper_and_role_tags_are_neutralised(raw: str, expected: str) -> None:
@@ -163,13 +164,17 @@ _pieces = st.sampled_from(
         "\uff1c",
         "\ufe0f",
         "&lt;",
+        "&",
+        ";",
+        "ns:",
+        "context",
         "text",
     ]
 )
 _texts = st.one_of(st.text(max_size=200), st.lists(_pieces, max_size=40).map("".join))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=500, deadline=None)
 @given(_texts)
 def test_sanitize_is_idempotent(text: str) -> None:
     once = sanitize(text).text

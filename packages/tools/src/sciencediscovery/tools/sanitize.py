@@ -136,7 +136,7 @@ RESERVED_PREFIXES = ("runtimecontext", "system", "governance")
 
 _CONFUSABLES = str.maketrans("асеіјорѕухԁοαντκιερ", "aceijopsyxdoavtkiep")
 # possessive quantifiers keep every pattern linear on long runs of whitespace
-_TAG = re.compile(f"[{_LT}](?P<slash>\\s*+(?:/\\s*+)?)(?P<name>[^\\s{_LT}{_GT}/=\"'|\\uff5c]{{1,64}})")
+_TAG = re.compile(f"[{_LT}](?P<slash>\\s*+(?:/\\s*+)?)(?P<name>[^\\s{_LT}{_GT}/=\"'|\\uff5c&;]{{1,64}})")
 _SPECIAL_TOKEN = re.compile(f"[{_LT}][{_BAR}][^\\s{_BAR}{_LT}{_GT}]{{1,64}}[{_BAR}]\\s*+[{_GT}]")
 _DOUBLE_ANGLE = re.compile(r"<<\s*+(?:/\s*+)?SYS\s*+>>", re.IGNORECASE)
 _BRACKET_TOKEN = re.compile(
