@@ -97,6 +97,12 @@ def test_a_provider_name_registered_twice_is_rejected():
         ProviderDefinition("Bad Name", EchoProvider)
 
 
+def test_a_factory_that_builds_no_provider_is_a_registration_error():
+    registry = ProviderRegistry([ProviderDefinition("broken", lambda context: object())])
+    with pytest.raises(ProviderRegistrationError, match="'broken' built a object"):
+        registry.create("broken:x", environ={})
+
+
 def test_every_hook_is_documented_with_its_signature():
     text = DOCS.read_text(encoding="utf-8")
     hooks = [(name, fn) for name, fn in vars(hookspecs).items() if hasattr(fn, "sciencediscovery_spec")]

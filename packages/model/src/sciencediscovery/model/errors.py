@@ -15,13 +15,13 @@ class ModelError(Exception):
 
 
 class ModelSpecError(ModelError, ValueError):
-    """A model spec string is malformed; the message lists the registered providers."""
+    """A model spec string is malformed; the message lists the registered providers when known."""
 
     def __init__(self, spec: str, problem: str, available: Iterable[str]) -> None:
         self.spec = spec
         self.available = tuple(sorted(available))
-        names = ", ".join(self.available) or "none"
-        super().__init__(f"model spec {spec!r}: {problem}; registered providers: {names}")
+        listing = f"; registered providers: {', '.join(self.available)}" if self.available else ""
+        super().__init__(f"model spec {spec!r}: {problem}{listing}")
 
 
 class UnknownProviderError(ModelSpecError):

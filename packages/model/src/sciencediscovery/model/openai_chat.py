@@ -81,11 +81,11 @@ def chunk_parts(chunk: Any) -> list[StreamPart]:
         delta = choice.delta
         if delta is not None and delta.content:
             parts.append(TextDelta(delta.content))
-        for call in (delta.tool_calls if delta is not None else None) or ():
+        for position, call in enumerate((delta.tool_calls if delta is not None else None) or ()):
             function = call.function
             parts.append(
                 ToolCallDelta(
-                    index=call.index,
+                    index=call.index if call.index is not None else position,
                     id=call.id,
                     name=function.name if function else None,
                     arguments=(function.arguments or "") if function else "",

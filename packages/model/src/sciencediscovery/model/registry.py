@@ -52,4 +52,10 @@ class ProviderRegistry:
         parsed = self.parse(spec)
         env = os.environ if environ is None else environ
         context = ProviderContext(spec=parsed, settings=settings or ClientSettings.from_environ(env), environ=env)
-        return self._definitions[parsed.provider].create(context)
+        provider = self._definitions[parsed.provider].create(context)
+        if not isinstance(provider, Provider):
+            raise ProviderRegistrationError(
+                f"model provider {parsed.provider!r} built a {type(provider).__name__}, "
+                "which lacks the Provider attributes name, model and stream()"
+            )
+        return provider
