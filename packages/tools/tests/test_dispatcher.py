@@ -409,6 +409,8 @@ def test_tool_settings_are_validated_naming_the_variable(tmp_path: Any) -> None:
     assert (settings.timeout_s, settings.output_dir, settings.call_budget) == (30, str(tmp_path), None)
     with pytest.raises(ConfigurationError, match="SCIENCE_AGENT_TOOL_IDENTICAL_CALL_LIMIT"):
         ToolSettings.from_settings({"SCIENCE_AGENT_TOOL_IDENTICAL_CALL_LIMIT": "zero"})
+    with pytest.raises(ConfigurationError, match="SCIENCE_AGENT_TOOL_TIMEOUT_SECONDS: must be a positive integer"):
+        ToolSettings.from_settings({"SCIENCE_AGENT_TOOL_TIMEOUT_SECONDS": 0.5})
     with pytest.raises(ConfigurationError, match="SCIENCE_AGENT_TOOL_OUTPUT_STORE_CHARS: must not exceed"):
         ToolSettings.from_settings(
             {"SCIENCE_AGENT_TOOL_OUTPUT_STORE_CHARS": 50_000, "SCIENCE_AGENT_TOOL_OUTPUT_MAX_INLINE_CHARS": 40_000}

@@ -10,6 +10,7 @@ import attrs
 from sciencediscovery.runtime_core import ConfigurationError
 from sciencediscovery.runtime_core.config import positive_int
 
+PREFIX = "SCIENCE_AGENT_TOOL_"
 TIMEOUT = "SCIENCE_AGENT_TOOL_TIMEOUT_SECONDS"
 STORE_THRESHOLD = "SCIENCE_AGENT_TOOL_OUTPUT_STORE_CHARS"
 MAX_INLINE = "SCIENCE_AGENT_TOOL_OUTPUT_MAX_INLINE_CHARS"
@@ -38,7 +39,7 @@ class ToolSettings:
     @classmethod
     def from_settings(cls, settings: Mapping[str, Any]) -> ToolSettings:
         """Read the ``SCIENCE_AGENT_TOOL_*`` values (unset keeps the default); errors name the variable."""
-        text = {key: str(value) for key, value in settings.items() if isinstance(value, str | int)}
+        text = {key: str(value) for key, value in settings.items() if key.startswith(PREFIX)}
         defaults = cls()
         values = cls(
             timeout_s=positive_int(text, TIMEOUT, defaults.timeout_s) or defaults.timeout_s,
