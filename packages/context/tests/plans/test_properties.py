@@ -17,6 +17,7 @@ from sciencediscovery.context.plans import (
     ContextProcessor,
     Preserve,
     TrimStep,
+    json_chars,
 )
 
 SETTINGS = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -59,6 +60,14 @@ def test_trim_never_grows_a_fragment_and_keeps_only_whole_recent_groups(kit, his
     kept_groups = _groups(kept) if kept else ()
     assert kept_groups == original_groups[len(original_groups) - len(kept_groups) :]
     assert len(kept_groups) >= min(keep, len(original_groups))
+    if after.chars > target:  # missed only when the kept minimum alone is too long
+        assert len(kept_groups) == min(keep, len(original_groups))
+    if len(kept_groups) < len(original_groups):  # dropped no more groups than needed
+        one_more = original_groups[len(original_groups) - len(kept_groups) - 1 :]
+        assert (
+            json_chars({"history": [{"role": m.role.value, "content": m.content} for g in one_more for m in g]})
+            > target
+        )
 
 
 summaries = st.lists(

@@ -68,11 +68,15 @@ def trim_fragment(fragment: ContextFragment, step: TrimStep) -> ContextFragment:
     field = f"{fragment.id}.{step.field}"
     groups = _groups(_history_field(fragment, step.field, step.id), step.grouping, field)
     fields = fragment.fields_copy()
-    most = max(len(groups) - step.keep_groups, 0)
-    for drop in range(most + 1):
-        fields[step.field] = [entry for group in groups[drop:] for entry in group]
-        if json_chars(fields) <= target:
-            break
+    fields[step.field] = []
+    empty = json_chars(fields)
+    sizes = [sum(json_chars(entry) + 1 for entry in group) for group in groups]  # each entry and its comma
+    kept = sum(sizes)
+    drop = 0
+    while drop < len(groups) - step.keep_groups and empty + kept - (1 if kept else 0) > target:
+        kept -= sizes[drop]
+        drop += 1
+    fields[step.field] = [entry for group in groups[drop:] for entry in group]
     return fragment.with_fields(fields)
 
 
