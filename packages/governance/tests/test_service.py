@@ -171,6 +171,20 @@ def test_each_request_resolves_exactly_once_and_unknown_ids_are_errors(service: 
         service.decide("perm-nope", AllowOnce())
 
 
+def test_wait_pending_returns_once_a_request_arrives(service: PermissionService) -> None:
+    async def scenario() -> None:
+        watcher = asyncio.create_task(service.wait_pending())
+        await asyncio.sleep(0)
+        assert not watcher.done()
+        call = asyncio.create_task(_authorize(service, "run_code", "*"))
+        [request] = await watcher
+        assert request.tool == "run_code"
+        service.decide(request.request_id, Deny())
+        assert not (await call).allowed
+
+    asyncio.run(scenario())
+
+
 def test_cancelled_calls_withdraw_their_request(service: PermissionService) -> None:
     async def scenario() -> str:
         task = asyncio.create_task(_authorize(service, "run_code", "*"))

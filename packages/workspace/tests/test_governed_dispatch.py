@@ -67,9 +67,7 @@ def test_an_ask_waits_for_a_decision_through_the_dispatcher(workspace_settings: 
     async def scenario() -> Message:
         call = ToolCall("c2", "write_file", {"path": "ws/public/out.txt", "content": "result\n"})
         task = asyncio.create_task(tools.dispatcher.dispatch(call, _context(sink)))
-        while not service.pending():
-            await asyncio.sleep(0)
-        [request] = service.pending()
+        [request] = await service.wait_pending()
         assert (request.tool, request.specifier, request.action) == ("write_file", "ws/public/out.txt", "write")
         service.decide(request.request_id, AllowOnce(), source="user:alice")
         return await task

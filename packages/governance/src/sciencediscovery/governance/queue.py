@@ -47,12 +47,25 @@ class DecisionQueue:
     def __init__(self) -> None:
         self._pending: dict[str, tuple[PermissionRequest, asyncio.Future[Resolution]]] = {}
         self._settled: dict[str, tuple[PermissionRequest, Resolution]] = {}
+        self._watchers: list[asyncio.Future[None]] = []
 
     def submit(self, request: PermissionRequest) -> asyncio.Future[Resolution]:
         """Enqueue ``request``; the returned future completes when it is settled."""
         future: asyncio.Future[Resolution] = asyncio.get_running_loop().create_future()
         self._pending[request.request_id] = (request, future)
+        for watcher in self._watchers:
+            if not watcher.done():
+                watcher.set_result(None)
+        self._watchers.clear()
         return future
+
+    async def wait_pending(self) -> list[PermissionRequest]:
+        """The pending requests, waiting until there is at least one (for decision UIs and tests)."""
+        while not self._pending:
+            watcher: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._watchers.append(watcher)
+            await watcher
+        return self.pending()
 
     def pending(self) -> list[PermissionRequest]:
         """Requests awaiting a decision, oldest first."""

@@ -210,6 +210,10 @@ class PermissionService:
         """Requests waiting for a decision, oldest first."""
         return self.queue.pending()
 
+    async def wait_pending(self) -> list[PermissionRequest]:
+        """Requests waiting for a decision, waiting until there is at least one."""
+        return await self.queue.wait_pending()
+
     def decide(self, request_id: str, decision: Decision, *, source: str = "api") -> PermissionRequest:
         """Resolve a pending request exactly once.
 
