@@ -53,3 +53,12 @@ def test_json_round_trip_and_every_item_rendered(objective: str, constraints: li
     assert RunContract.from_mapping(contract.to_json()) == contract
     rendered = contract.render()
     assert all(f"- {item}" in rendered for item in constraints + requirements)
+
+
+def test_direct_construction_validates_and_freezes_lists() -> None:
+    contract = RunContract(" Compare methods ", ["Read-only analysis"], ["Limitations"])
+    assert contract.objective == "Compare methods"
+    assert contract.constraints == ("Read-only analysis",)
+    with pytest.raises(RunContractError) as caught:
+        RunContract("Compare", "Read-only analysis")  # type: ignore[arg-type]
+    assert caught.value.field == "constraints"

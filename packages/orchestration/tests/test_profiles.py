@@ -84,3 +84,10 @@ def test_unreadable_or_malformed_files_are_profile_errors(tmp_path: Path) -> Non
 
 def test_profiles_from_mapping_without_a_file_keeps_defaults() -> None:
     assert profiles_from_mapping({}) == ProfileSet.defaults()
+
+
+def test_a_profile_set_rejects_a_profile_in_the_wrong_scope() -> None:
+    defaults = ProfileSet.defaults()
+    with pytest.raises(ProfileError) as caught:
+        ProfileSet(defaults.main, defaults.main, defaults.reviewer)
+    assert caught.value.field == "subagent"

@@ -9,7 +9,7 @@ import attrs
 
 from .errors import RunContractError
 
-_KEYS = {"objective": "objective", "constraints": "constraints", "outputRequirements": "output_requirements"}
+_KEYS = ("objective", "constraints", "outputRequirements")
 
 
 def _text_list(value: Any, field: str) -> tuple[str, ...]:
@@ -21,19 +21,27 @@ def _text_list(value: Any, field: str) -> tuple[str, ...]:
     return tuple(item.strip() for item in value)
 
 
+def _objective(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise RunContractError("objective", f"must be a non-empty string, got {value!r}")
+    return value.strip()
+
+
+def _constraints(value: Any) -> tuple[str, ...]:
+    return _text_list(value, "constraints")
+
+
+def _requirements(value: Any) -> tuple[str, ...]:
+    return _text_list(value, "outputRequirements")
+
+
 @attrs.frozen
 class RunContract:
     """``{objective, constraints[], outputRequirements[]}``; immutable for the run's lifetime."""
 
-    objective: str
-    constraints: tuple[str, ...] = ()
-    output_requirements: tuple[str, ...] = ()
-
-    def __attrs_post_init__(self) -> None:
-        if not isinstance(self.objective, str) or not self.objective.strip():
-            raise RunContractError("objective", f"must be a non-empty string, got {self.objective!r}")
-        _text_list(self.constraints, "constraints")
-        _text_list(self.output_requirements, "outputRequirements")
+    objective: str = attrs.field(converter=_objective)
+    constraints: tuple[str, ...] = attrs.field(default=(), converter=_constraints)
+    output_requirements: tuple[str, ...] = attrs.field(default=(), converter=_requirements)
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any]) -> RunContract:
@@ -47,11 +55,7 @@ class RunContract:
             raise RunContractError(unknown[0], f"is not a RunContract field (known: {', '.join(_KEYS)})")
         if "objective" not in data:
             raise RunContractError("objective", "is required")
-        return cls(
-            objective=data["objective"].strip() if isinstance(data["objective"], str) else data["objective"],
-            constraints=_text_list(data.get("constraints", []), "constraints"),
-            output_requirements=_text_list(data.get("outputRequirements", []), "outputRequirements"),
-        )
+        return cls(data["objective"], data.get("constraints", ()), data.get("outputRequirements", ()))
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -131,6 +131,12 @@ class ProfileSet:
     subagent: AgentProfile
     reviewer: AgentProfile
 
+    def __attrs_post_init__(self) -> None:
+        for scope in Scope:
+            profile = getattr(self, scope.value)
+            if profile.scope is not scope:
+                raise ProfileError(scope.value, f"holds a profile of scope {profile.scope.value!r}")
+
     def for_scope(self, scope: Scope | str) -> AgentProfile:
         profile: AgentProfile = getattr(self, Scope(scope).value)
         return profile
