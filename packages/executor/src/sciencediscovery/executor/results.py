@@ -48,7 +48,7 @@ class ExecutionResult:
         return {
             ENVIRONMENT_REVISION_KEY: self.environment_revision,
             SANDBOX_KEY: {"mode": self.sandbox_mode.value, "network_allowed": self.network_allowed},
-            "status": self.status,
+            "execution_status": self.status,
             "exit_code": self.exit_code,
             "output_truncated": self.stdout.truncated or self.stderr.truncated,
             ARTIFACTS_KEY: [artifact.to_metadata() for artifact in self.artifacts],
