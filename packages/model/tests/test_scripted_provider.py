@@ -158,6 +158,13 @@ def test_error_turns_raise_the_named_normalized_error(tmp_path, turn, kind, erro
         asyncio.run(client.complete(USER_INPUT, turn.context))
 
 
+def test_every_error_kind_of_the_file_format_maps_to_an_error():
+    from sciencediscovery.model.script import ERROR_KINDS
+    from sciencediscovery.model.scripted import _ERRORS
+
+    assert set(ERROR_KINDS) == {"context_overflow", *_ERRORS}
+
+
 def test_retryable_error_turns_are_retried_by_the_client_and_consume_turns(tmp_path, turn, fake_sleep, recorded_sleeps):
     script = {"turns": [{"error": "rate_limit", "retry_after": 2}, {"error": "server_error"}, {"content": "recovered"}]}
     client = scripted_client(write_script(tmp_path, script), fake_sleep)

@@ -22,6 +22,14 @@ from .stream import Finish, StreamPart, TextDelta, ToolCallDelta
 from .summary import CHECKPOINT_SUMMARY_PURPOSE, structural_summary
 
 NAME = "scripted"
+_ERRORS: dict[str, tuple[type[ProviderError], int | None]] = {
+    "rate_limit": (ModelRateLimitError, 429),
+    "server_error": (ModelServerError, 500),
+    "timeout": (ModelTimeoutError, None),
+    "auth": (ModelAuthError, 401),
+    "bad_request": (ModelBadRequestError, 400),
+}
+"""Error turns other than ``context_overflow``: the error class and the HTTP status it stands for."""
 
 
 class ScriptedProvider:
@@ -71,14 +79,7 @@ def _turn_error(turn: ScriptedTurn, number: int) -> Exception:
     message = turn.message or f"scripted {turn.error} at turn {number}"
     if turn.error == "context_overflow":
         return ContextOverflowError(message, provider=NAME)
-    errors: dict[str, tuple[type[ProviderError], int | None]] = {
-        "rate_limit": (ModelRateLimitError, 429),
-        "server_error": (ModelServerError, 500),
-        "timeout": (ModelTimeoutError, None),
-        "auth": (ModelAuthError, 401),
-        "bad_request": (ModelBadRequestError, 400),
-    }
-    cls, status = errors[turn.error or ""]
+    cls, status = _ERRORS[turn.error or ""]
     return cls(message, provider=NAME, status=status, retry_after_s=turn.retry_after)
 
 

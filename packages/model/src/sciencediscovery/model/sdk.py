@@ -30,8 +30,8 @@ def _error_details(body: object) -> tuple[str | None, str | None, str | None]:
     """``(message, code, type)`` from an error body (``{"error": {...}}`` or the inner object)."""
     if not isinstance(body, dict):
         return None, None, None
-    inner = body.get("error") if isinstance(body.get("error"), dict) else body
-    assert isinstance(inner, dict)
+    nested = body.get("error")
+    inner: dict[str, Any] = nested if isinstance(nested, dict) else body
     message = inner.get("message")
     code = inner.get("code")
     kind = inner.get("type")
