@@ -233,3 +233,33 @@ def test_cancelling_a_run_closes_the_running_call() -> None:
     assert result.status is RunStatus.CANCELLED
     assert result.history[-1].status is ToolResultStatus.CANCELLED and result.history[-1].tool_call_id == "j1"
     assert [e.error_kind for e in sink.events if isinstance(e, ToolCallFailed)] == ["cancelled"]
+
+
+def test_parallel_identical_calls_meet_the_loop_policy_in_declared_order() -> None:
+    executed: list[str] = []
+
+    class SearchPlugin:
+        @hookimpl
+        def register_tools(self, register: Callable[[ToolDefinition], None], settings: Any) -> None:
+            async def search(invocation: ToolInvocation) -> str:
+                executed.append(invocation.call.id)
+                await asyncio.sleep(0)
+                return "same answer"
+
+            register(ToolDefinition("search", "Search.", QUERY_SCHEMA, search))
+
+    tools = build_tools(make_plugin_manager(load_entry_points=False, plugins=[tools_plugin, SearchPlugin()]), {})
+    calls = [ToolCall(id=f"s{n}", name="search", arguments={"query": "TP53"}) for n in range(5)]
+    model = ScriptedModel([lambda _: Message.assistant(tool_calls=calls), lambda _: Message.assistant("done")])
+    runtime = (
+        RuntimeBuilder()
+        .context_assembler(ToolAssembler(tools))
+        .model_client(model)
+        .tool_dispatcher(tools.dispatcher)
+        .event_sink(CollectingSink())
+        .build()
+    )
+    result = asyncio.run(runtime.run(RunRequest(context_id="ctx-1", history=(Message.user("go"),))))
+    kinds = [m.error_kind for m in result.history if m.tool_call_id]
+    assert kinds == [None, None, None, "loop_policy", "loop_policy"]
+    assert executed == ["s0", "s1", "s2"]
