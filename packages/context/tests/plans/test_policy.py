@@ -108,6 +108,7 @@ def test_multiple_trims_of_one_fragment_accumulate_against_the_ratio(kit) -> Non
     current = reduced.plan.fragment("history").chars
     assert (current - int(size * 0.70)) / current < 0.25
     assert second.step_ids == ()
+    assert second.report.notes == ("no safe step",)
 
 
 def test_model_selector_returns_a_step_id_that_runs(kit) -> None:

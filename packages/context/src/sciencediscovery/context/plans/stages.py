@@ -86,7 +86,7 @@ class ContextProcessor:
             measured = measure(assemble(plan, preparation.request), preparation.request)
             observer.transition("measured", _describe(measured))
             ids = await self._choose(run, plan, preparation, measured, signal) if self.policy.mode == "reduce" else []
-            observer.transition("selected", ",".join(ids) or "no safe step")
+            observer.transition("selected", ",".join(ids))
             report = ProcessingReport(
                 "select",
                 preparation.request.request_id,
@@ -94,7 +94,7 @@ class ContextProcessor:
                 selected_step_ids=tuple(ids),
                 before=measured,
                 model_calls=run.quota.used - calls_before,
-                notes=() if ids else ("no safe step",),
+                notes=("no safe step",) if self.policy.mode == "reduce" and not ids else (),
             )
             observer.completed(report)
         return SelectionResult(plan, preparation.handle(), tuple(ids), report)
