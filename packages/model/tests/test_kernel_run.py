@@ -27,7 +27,7 @@ from sciencediscovery.runtime_core import (
     check_pairing,
     make_plugin_manager,
 )
-from sciencediscovery.runtime_core.serialization import from_json
+from sciencediscovery.runtime_core.serialization import event_to_json, from_json
 
 TOOLS = (ToolSpec("read_skill", "Read a skill's instructions", {"type": "object"}),)
 
@@ -111,6 +111,9 @@ def test_scripted_model_drives_a_full_kernel_run_with_overflow_recovery(tmp_path
     assert recorder.inputs[1].messages == result.history[:3]
     streamed = "".join(e.text for e in sink.events if isinstance(e, ModelStreamDelta))
     assert streamed == "Reading the skill.TP53 resistance review: three mechanisms found."
+
+    kinds = {event_to_json(event)["kind"] for event in sink.events}
+    assert {"model_stream_delta", "overflow_recovery", "run_finished"} <= kinds
 
     written = recorder.write_json(tmp_path / "inputs.json")
     assert stat.S_IMODE(written.stat().st_mode) == 0o600
