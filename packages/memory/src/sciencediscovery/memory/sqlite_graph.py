@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sqlite3
 import threading
 import uuid
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -30,6 +32,7 @@ CREATE TABLE IF NOT EXISTS observations (
     run_id TEXT, context_id TEXT, call_id TEXT, tool TEXT, event TEXT, created_at TEXT NOT NULL,
     UNIQUE (entity, text));
 CREATE INDEX IF NOT EXISTS observations_context ON observations (context_id, created_at);
+CREATE INDEX IF NOT EXISTS observations_created ON observations (created_at);
 CREATE VIRTUAL TABLE IF NOT EXISTS observations_fts USING fts5(
     entity, text, content='observations', content_rowid='rowid', tokenize='unicode61');
 CREATE TRIGGER IF NOT EXISTS observations_fts_insert AFTER INSERT ON observations BEGIN
@@ -80,6 +83,18 @@ class SQLiteMemoryGraph:
     def close(self) -> None:
         self._db.close()
 
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction under the lock (one WAL commit for an entity upsert and its row)."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
     def _entity(self, name: str, kind: str) -> None:
         stamp = _now()
         self._db.execute(
@@ -91,7 +106,7 @@ class SQLiteMemoryGraph:
 
     def upsert_entity(self, name: str, kind: str = "") -> Entity:
         name = _text(name, "entity")
-        with self._lock:
+        with self._transaction():
             self._entity(name, kind.strip() if isinstance(kind, str) else "")
             row = self._db.execute("SELECT * FROM entities WHERE name = ?", (name,)).fetchone()
         return Entity(**dict(row))
@@ -100,7 +115,7 @@ class SQLiteMemoryGraph:
         source, target = _text(source, "source"), _text(target, "target")
         relation = _text(relation, "relation", 100)
         stamp = _now()
-        with self._lock:
+        with self._transaction():
             self._entity(source, "")
             self._entity(target, "")
             self._db.execute(
@@ -123,7 +138,7 @@ class SQLiteMemoryGraph:
     def add_observation(self, entity: str, text: str, provenance: Source = NO_SOURCE, kind: str = "") -> Observation:
         entity = _text(entity, "entity")
         text = _text(text, "observation", MAX_TEXT_CHARS)
-        with self._lock:
+        with self._transaction():
             self._entity(entity, kind.strip() if isinstance(kind, str) else "")
             self._db.execute(
                 "INSERT INTO observations (observation_id, entity, text, run_id, context_id, call_id, tool, event, "
