@@ -96,3 +96,28 @@ def test_prov_json_uses_only_prov_record_types_with_their_required_keys(settings
 def test_export_of_an_unknown_run_names_it(settings) -> None:
     with pytest.raises(UnknownRecordError, match="run-missing"):
         export_prov(store_for(settings), "run-missing")
+
+
+def test_observer_alone_records_verifiable_results(settings) -> None:
+    from sciencediscovery.context import plugin as context_plugin
+    from sciencediscovery.provenance import hash_message
+    from sciencediscovery.provenance import plugin as provenance_plugin
+    from sciencediscovery.runtime_core import NullSink, make_plugin_manager
+    from sciencediscovery.tools import plugin as tools_plugin
+    from sciencediscovery.tools.compose import build_tools
+
+    manager = make_plugin_manager(load_entry_points=False, plugins=[tools_plugin, context_plugin, provenance_plugin])
+    tools = build_tools(manager, settings)
+    claim = ToolCall("c1", "record_claim", {"statement": "s", "evidence": []})
+    runtime = (
+        RuntimeBuilder()
+        .context_assembler(PassThroughAssembler("", tools.registry.visible_specs(1)))
+        .model_client(ListModelClient([reply("", claim), reply("done")]))
+        .tool_dispatcher(tools.dispatcher)
+        .event_sink(NullSink())
+        .build()
+    )
+    result = asyncio.run(runtime.run(RunRequest("ctx-1", [Message.user("hi")])))
+    [record] = store_for(settings).tool_executions(result.run_id)
+    committed = next(m for m in result.history if m.tool_call_id == "c1")
+    assert (record.result_hash, record.status, record.action) == (hash_message(committed), "ok", "state")

@@ -17,6 +17,7 @@ from sciencediscovery.runtime_core import (
     RunEvent,
     RunFinished,
     RunStarted,
+    ToolCall,
     ToolFinished,
     ToolResultCommitted,
     ToolResultStatus,
@@ -70,17 +71,21 @@ class ProvenanceRecorder:
                 duration_s=event.duration_s,
             )
         elif isinstance(event, ToolResultCommitted):
-            result = event.result
-            self.store.tool_committed(
-                **ids,
-                call_id=event.call.id,
-                turn=event.turn,
-                tool=event.call.name,
-                argument_hash=hash_arguments(event.call.arguments),
-                result_hash=hash_message(result),
-                status=(result.status or ToolResultStatus.ERROR).value,
-                error_kind=result.error_kind,
-            )
+            self._commit(event.run_id, event.context_id, event.turn, event.call, event.result)
+
+    def _commit(self, run_id: str, context_id: str, turn: int, call: ToolCall, result: Message) -> None:
+        """The call's result: from the observer first, then authoritatively from ``ToolResultCommitted``."""
+        self.store.tool_committed(
+            run_id=run_id,
+            context_id=context_id,
+            call_id=call.id,
+            turn=turn,
+            tool=call.name,
+            argument_hash=hash_arguments(call.arguments),
+            result_hash=hash_message(result),
+            status=(result.status or ToolResultStatus.ERROR).value,
+            error_kind=result.error_kind,
+        )
 
     async def after(self, invocation: ToolInvocation, tool: ToolDefinition, result: Message) -> None:
         context = invocation.context
@@ -96,6 +101,7 @@ class ProvenanceRecorder:
             source=tool.source,
             permission_epoch=None if epoch is None else str(epoch),
         )
+        self._commit(context.run_id, context.context_id, context.turn, invocation.call, result)
         if result.status is not ToolResultStatus.OK:
             return
         for entry in produced_files(result.metadata):
