@@ -15,11 +15,13 @@ from sciencediscovery.governance import (
     Authorization,
     Deny,
     GrantScope,
+    InvalidDecisionError,
     PermissionService,
     RuleError,
     StaleEpochError,
     UnknownGrantError,
     UnknownRequestError,
+    decision_from_data,
 )
 from sciencediscovery.runtime_core import CollectingSink, ExternalWaitFinished, ExternalWaits, ExternalWaitStarted
 
@@ -247,3 +249,43 @@ def test_describe_is_plain_data(service: PermissionService) -> None:
     assert described["rules"]["deny"] == ["read_file(data/secret/**)", "http_get(domain:evil.nih.gov)"]
     assert described["grants"][0]["scope"] == "session"
     assert described["pending_requests"] == 0
+
+
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        ({"kind": "allow_once"}, AllowOnce()),
+        ({"kind": "deny"}, Deny()),
+        ({"kind": "deny", "reason": "no"}, Deny("no")),
+        ({"kind": "allow_matching", "scope": "session"}, AllowMatching("session")),
+        (
+            {"kind": "allow_matching", "scope": "project", "rule": "read_file(data/**)"},
+            AllowMatching("project", "read_file(data/**)"),
+        ),
+    ],
+)
+def test_decisions_from_json_data(data: dict[str, Any], expected: object) -> None:
+    assert decision_from_data(data) == expected
+
+
+@pytest.mark.parametrize(
+    ("data", "field"),
+    [
+        ({"kind": "allow"}, "kind"),
+        ({}, "kind"),
+        ({"kind": "allow_once", "scope": "session"}, "scope"),
+        ({"kind": "allow_matching", "scope": "forever"}, "scope"),
+        ({"kind": "allow_matching", "scope": "session", "rule": 3}, "rule"),
+        ({"kind": "deny", "reason": 3}, "reason"),
+        (["allow_once"], "body"),
+    ],
+)
+def test_malformed_decisions_name_the_field(data: Any, field: str) -> None:
+    with pytest.raises(InvalidDecisionError) as raised:
+        decision_from_data(data)
+    assert raised.value.field == field
+
+
+def test_decide_refuses_a_non_decision(service: PermissionService) -> None:
+    with pytest.raises(InvalidDecisionError):
+        service.decide("perm-1", "allow_once")  # type: ignore[arg-type]

@@ -8,6 +8,7 @@ from .errors import (
     AuditLogError,
     EpochError,
     GovernanceError,
+    InvalidDecisionError,
     NetworkPolicyError,
     PermissionConfigError,
     RuleError,
@@ -16,7 +17,7 @@ from .errors import (
     UnknownRequestError,
 )
 from .gate import PermissionGate
-from .grants import AllowMatching, AllowOnce, Decision, Deny, Grant, GrantScope
+from .grants import AllowMatching, AllowOnce, Decision, Deny, Grant, GrantScope, decision_from_data
 from .network import NetworkDecision, NetworkDefault, NetworkPolicy
 from .queue import DecisionQueue, PermissionRequest, Resolution
 from .rules import Effect, Rule, RuleSet, Verdict
@@ -40,6 +41,7 @@ __all__ = [
     "GovernanceError",
     "Grant",
     "GrantScope",
+    "InvalidDecisionError",
     "MountMode",
     "NetworkDecision",
     "NetworkDefault",
@@ -58,6 +60,7 @@ __all__ = [
     "UnknownGrantError",
     "UnknownRequestError",
     "Verdict",
+    "decision_from_data",
     "epoch_from_settings",
     "rules_from_data",
     "rules_from_environment",

@@ -91,3 +91,11 @@ class UnknownGrantError(GovernanceError, KeyError):
 
     def __str__(self) -> str:
         return str(self.args[0])
+
+
+class InvalidDecisionError(GovernanceError, ValueError):
+    """A decision sent to the decision API is malformed; the message names the field."""
+
+    def __init__(self, field: str, message: str) -> None:
+        self.field = field
+        super().__init__(f"decision {field}: {message}")

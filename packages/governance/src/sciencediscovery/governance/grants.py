@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Mapping
+from typing import Any
 
 import attrs
 
+from .errors import InvalidDecisionError
 from .rules import Effect, Rule
 
 
@@ -43,6 +46,35 @@ class Deny:
 
 
 Decision = AllowOnce | AllowMatching | Deny
+
+
+def decision_from_data(data: Mapping[str, Any]) -> Decision:
+    """A decision from JSON data (decision APIs): ``{"kind": "allow_once"}``,
+    ``{"kind": "allow_matching", "scope": "session", "rule": "read_file(data/**)"}`` (``rule`` optional)
+    or ``{"kind": "deny", "reason": "..."}`` (``reason`` optional). Unknown keys are refused."""
+    if not isinstance(data, Mapping):
+        raise InvalidDecisionError("body", f"must be an object, got {type(data).__name__}")
+    kind = data.get("kind")
+    allowed = {"allow_once": {"kind"}, "allow_matching": {"kind", "scope", "rule"}, "deny": {"kind", "reason"}}
+    if kind not in allowed:
+        raise InvalidDecisionError("kind", f"must be allow_once, allow_matching or deny; got {kind!r}")
+    unknown = sorted(set(data) - allowed[kind])
+    if unknown:
+        raise InvalidDecisionError(unknown[0], f"is not a field of a {kind} decision")
+    if kind == "allow_once":
+        return AllowOnce()
+    if kind == "deny":
+        reason = data.get("reason", "denied by decision")
+        if not isinstance(reason, str):
+            raise InvalidDecisionError("reason", "must be a string")
+        return Deny(reason)
+    rule = data.get("rule")
+    if rule is not None and not isinstance(rule, str):
+        raise InvalidDecisionError("rule", "must be a rule string like 'read_file(data/**)'")
+    scope = data.get("scope")
+    if scope not in {member.value for member in GrantScope}:
+        raise InvalidDecisionError("scope", f"must be once, conversation, session or project; got {scope!r}")
+    return AllowMatching(scope=scope, rule=rule)
 
 
 @attrs.frozen

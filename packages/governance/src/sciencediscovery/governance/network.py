@@ -164,6 +164,12 @@ def _default(value: str | NetworkDefault) -> NetworkDefault:
         raise NetworkPolicyError("default", str(value), "must be 'allow' or 'deny'") from None
 
 
+def _schemes(values: Iterable[str]) -> tuple[str, ...]:
+    if isinstance(values, str) or not all(isinstance(value, str) and value for value in values):
+        raise NetworkPolicyError("schemes", str(values), "must be a list of URL schemes")
+    return tuple(value.lower() for value in values)
+
+
 def _matches(pattern: str, host: str) -> bool:
     if pattern.startswith("*."):
         return host.endswith(pattern[1:])
@@ -178,7 +184,7 @@ class NetworkPolicy:
     deny: tuple[str, ...] = attrs.field(default=(), converter=_deny_domains)
     allowed_networks: tuple[IPNetwork, ...] = attrs.field(default=(), converter=_networks)
     default: NetworkDefault = attrs.field(default=NetworkDefault.ALLOW, converter=_default)
-    schemes: tuple[str, ...] = ("http", "https")
+    schemes: tuple[str, ...] = attrs.field(default=("http", "https"), converter=_schemes)
 
     @classmethod
     def deny_all(cls) -> NetworkPolicy:
@@ -191,15 +197,12 @@ class NetworkPolicy:
         unknown = sorted(set(data) - {"allow", "deny", "allowed_networks", "default", "schemes"})
         if unknown:
             raise NetworkPolicyError("key", unknown[0], "unknown network policy key")
-        schemes = data.get("schemes", ("http", "https"))
-        if isinstance(schemes, str) or not all(isinstance(s, str) and s for s in schemes):
-            raise NetworkPolicyError("schemes", str(schemes), "must be a list of URL schemes")
         return cls(
             allow=data.get("allow", ()),
             deny=data.get("deny", ()),
             allowed_networks=data.get("allowed_networks", ()),
             default=data.get("default", NetworkDefault.ALLOW),
-            schemes=tuple(s.lower() for s in schemes),
+            schemes=data.get("schemes", ("http", "https")),
         )
 
     def check_url(self, url: str) -> NetworkDecision:

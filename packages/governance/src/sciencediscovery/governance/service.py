@@ -25,8 +25,8 @@ from sciencediscovery.tools.definitions import ToolAction
 from . import specifiers
 from .audit import AuditLog, AuditRecord
 from .epoch import MountMode, PermissionEpoch
-from .errors import RuleError, StaleEpochError, UnknownGrantError
-from .grants import AllowMatching, Decision, Deny, Grant, GrantScope
+from .errors import InvalidDecisionError, RuleError, StaleEpochError, UnknownGrantError
+from .grants import AllowMatching, AllowOnce, Decision, Deny, Grant, GrantScope
 from .queue import DecisionQueue, PermissionRequest, Resolution
 from .rules import Effect, Rule, RuleSet
 
@@ -222,6 +222,8 @@ class PermissionService:
         :class:`~.errors.RuleError` (an ``allow_matching`` rule is malformed; the request
         then stays pending).
         """
+        if not isinstance(decision, AllowOnce | AllowMatching | Deny):
+            raise InvalidDecisionError("kind", f"expected AllowOnce, AllowMatching or Deny, got {decision!r}")
         request = self.queue.get(request_id)
         if request.epoch_id != self._epoch.epoch_id:
             raise StaleEpochError(request_id, request.epoch_id, self._epoch.epoch_id)
