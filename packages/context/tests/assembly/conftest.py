@@ -79,7 +79,9 @@ class PlanChannel:
     def render_section(self, state: Any) -> SystemSection | None:
         if state is None:
             return None
-        return SystemSection("plan_state", "task_state", f"<plan_state>{json.dumps(state)}</plan_state>", protected=True)
+        return SystemSection(
+            "plan_state", "task_state", f"<plan_state>{json.dumps(state)}</plan_state>", protected=True
+        )
 
 
 class ListChannel:
@@ -96,24 +98,43 @@ class ListChannel:
         return {"calls": list(state)} if state else None
 
 
-def section_factory(factory_id: str, section: SystemSection, *, scopes: Sequence[str] = ("main", "subagent", "reviewer"), required: bool = False) -> ContributorFactory:
+def section_factory(
+    factory_id: str,
+    section: SystemSection,
+    *,
+    scopes: Sequence[str] = ("main", "subagent", "reviewer"),
+    required: bool = False,
+) -> ContributorFactory:
     async def contribute(request: Any) -> Contribution:
         return Contribution(sections=[section])
 
-    return ContributorFactory(factory_id, lambda scope: Contributor(factory_id, contribute, scopes=scopes, required=required))
+    return ContributorFactory(
+        factory_id, lambda scope: Contributor(factory_id, contribute, scopes=scopes, required=required)
+    )
 
 
-def run_kernel(assembler: Any, model: ScriptedModel, tools: Tools, history: Sequence[Message], *, max_turns: int = 10) -> tuple[RunResult, CollectingSink]:
+def run_kernel(
+    assembler: Any, model: ScriptedModel, tools: Tools, history: Sequence[Message], *, max_turns: int = 10
+) -> tuple[RunResult, CollectingSink]:
     sink = CollectingSink()
     sinks = [sink, assembler] if hasattr(assembler, "emit") else [sink]
     runtime = (
-        RuntimeBuilder().context_assembler(assembler).model_client(model).tool_dispatcher(tools).event_sink(FanOutSink(sinks)).build()
+        RuntimeBuilder()
+        .context_assembler(assembler)
+        .model_client(model)
+        .tool_dispatcher(tools)
+        .event_sink(FanOutSink(sinks))
+        .build()
     )
     result = asyncio.run(runtime.run(RunRequest("ctx-1", tuple(history), max_turns=max_turns, run_id="run-1")))
     return result, sink
 
 
-TOOLS = [ToolSpec("search", "Search literature"), ToolSpec("update_plan", "Update the plan"), ToolSpec("read_tool_output")]
+TOOLS = [
+    ToolSpec("search", "Search literature"),
+    ToolSpec("update_plan", "Update the plan"),
+    ToolSpec("read_tool_output"),
+]
 
 
 @pytest.fixture

@@ -11,16 +11,73 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sciencediscovery.context import ConservativeTokenEstimator, TiktokenEstimator, TokenizerUnavailableError, TokenLedger
+from sciencediscovery.context import (
+    ConservativeTokenEstimator,
+    TiktokenEstimator,
+    TokenizerUnavailableError,
+    TokenLedger,
+)
 from sciencediscovery.context.tiktoken_estimator import ensure_offline_cache, find_shared_cache
 from sciencediscovery.runtime_core import Message, ToolCall
 
-WORDS = (
-    "the protein gene expression resistance mechanism cells were treated with cisplatin and analysed by western "
-    "blot mutation TP53 BRCA1 apoptosis pathway p-value IC50 µM mg/kg n=12 p<0.05 95% CI (SD) [ref] 3.2 1e-5 "
-    "肿瘤 抑制 基因 突变 导致 耐药性 研究 表明 机制 复杂 细胞 蛋白 实验 结果 显著 数据 分析 我们 发现 "
-    "研究表明， 结果显示。 （对照组） 数据：\n"
-).split(" ")
+WORDS = [
+    "the",
+    "protein",
+    "gene",
+    "expression",
+    "resistance",
+    "mechanism",
+    "cells",
+    "were",
+    "treated",
+    "with",
+    "cisplatin",
+    "and",
+    "analysed",
+    "by",
+    "western",
+    "blot",
+    "mutation",
+    "TP53",
+    "BRCA1",
+    "apoptosis",
+    "pathway",
+    "p-value",
+    "IC50",
+    "µM",
+    "mg/kg",
+    "n=12",
+    "p<0.05",
+    "95%",
+    "CI",
+    "(SD)",
+    "[ref]",
+    "3.2",
+    "1e-5",
+    "肿瘤",
+    "抑制",
+    "基因",
+    "突变",
+    "导致",
+    "耐药性",
+    "研究",
+    "表明",
+    "机制",
+    "复杂",
+    "细胞",
+    "蛋白",
+    "实验",
+    "结果",
+    "显著",
+    "数据",
+    "分析",
+    "我们",
+    "发现",
+    "研究表明，",
+    "结果显示。",
+    "（对照组）",
+    "数据：\n",
+]
 SEPARATORS = [" ", " ", " ", ", ", ". ", "\n", "", "; "]
 
 
@@ -36,7 +93,11 @@ def test_conservative_counts_high_on_mixed_chinese_english_science() -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(WORDS), st.sampled_from(SEPARATORS)), min_size=1, max_size=120).map(lambda parts: "".join(w + s for w, s in parts)))
+@given(
+    st.lists(st.tuples(st.sampled_from(WORDS), st.sampled_from(SEPARATORS)), min_size=1, max_size=120).map(
+        lambda parts: "".join(w + s for w, s in parts)
+    )
+)
 def test_conservative_never_underestimates_scientific_text(text: str) -> None:
     conservative = ConservativeTokenEstimator().count(text)
     for encoding in ("cl100k_base", "o200k_base"):
@@ -66,8 +127,15 @@ def test_a_missing_encoding_is_a_clear_error(tmp_path: Path) -> None:
         "try:\n    TiktokenEstimator('cl100k_base')\n"
         "except TokenizerUnavailableError as e:\n    print('ERR', e)\n"
     )
-    env = {**os.environ, "TIKTOKEN_CACHE_DIR": str(tmp_path), "HTTPS_PROXY": "http://127.0.0.1:9", "https_proxy": "http://127.0.0.1:9"}
-    out = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120, check=True)
+    env = {
+        **os.environ,
+        "TIKTOKEN_CACHE_DIR": str(tmp_path),
+        "HTTPS_PROXY": "http://127.0.0.1:9",
+        "https_proxy": "http://127.0.0.1:9",
+    }
+    out = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120, check=True
+    )
     assert "ERR" in out.stdout and "cl100k_base" in out.stdout and "TIKTOKEN_CACHE_DIR" in out.stdout
     with pytest.raises(TokenizerUnavailableError, match="no_such_encoding"):
         TiktokenEstimator("no_such_encoding")

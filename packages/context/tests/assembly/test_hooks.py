@@ -26,7 +26,9 @@ async def _nothing(request: Any) -> Contribution:
 class MemoryPlugin:
     @hookimpl
     def register_context_contributors(self, register: Any, settings: Any) -> None:
-        register(ContributorFactory("memory.context", lambda scope: Contributor("memory.snapshot", _nothing, scopes=[scope])))
+        register(
+            ContributorFactory("memory.context", lambda scope: Contributor("memory.snapshot", _nothing, scopes=[scope]))
+        )
 
     @hookimpl
     def register_state_channels(self, register: Any, settings: Any) -> None:

@@ -70,7 +70,11 @@ def test_contributors_are_scoped() -> None:
             return None
         return Contributor("main-only", returning(Contribution()), scopes=["main"])
 
-    for scope, expected in [(ContextScope.MAIN, ["main-only"]), (ContextScope.SUBAGENT, []), (ContextScope.REVIEWER, [])]:
+    for scope, expected in [
+        (ContextScope.MAIN, ["main-only"]),
+        (ContextScope.SUBAGENT, []),
+        (ContextScope.REVIEWER, []),
+    ]:
         registry = ContextContributorRegistry(scope)
         registry.register_factory(ContributorFactory("f", create))
         assert [c.id for c in registry.contributors] == expected
@@ -81,7 +85,11 @@ def test_contributions_are_collected_with_records() -> None:
     section = SystemSection("identity", "identity", "You are careful.")
     attachment = Attachment("memory.snapshot", "memory", "trusted_data", "facts")
     registry.add(Contributor("one", returning(Contribution(sections=[section], attachments=[attachment]))))
-    registry.add(Contributor("two", returning(Contribution(messages=[Message.user("hint")], diagnostics=[Diagnostic("note", "hi")]))))
+    registry.add(
+        Contributor(
+            "two", returning(Contribution(messages=[Message.user("hint")], diagnostics=[Diagnostic("note", "hi")]))
+        )
+    )
     registry.freeze()
     collection = collect(registry)
     assert collection.sections == (section,)

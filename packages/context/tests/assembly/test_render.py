@@ -61,7 +61,9 @@ def test_protected_sections_are_never_truncated_while_others_are_truncated_or_dr
     big = SystemSection("skills", "capabilities", "skill catalog entry. " * 200)
     late = SystemSection("footer", "footer", "footer text " * 50)
     budget = ledger().text(governance.content) + 150
-    admitted = apply_context_budget(collection([late, big, governance]), prompt_budget=budget, data_budget=100, ledger=ledger())
+    admitted = apply_context_budget(
+        collection([late, big, governance]), prompt_budget=budget, data_budget=100, ledger=ledger()
+    )
     by_id = {s.id: s for s in admitted.sections}
     assert by_id["gov"].content == governance.content
     assert by_id["skills"].content.endswith("[... truncated to fit the context budget]")
@@ -72,8 +74,13 @@ def test_protected_sections_are_never_truncated_while_others_are_truncated_or_dr
 
 def test_data_messages_and_attachments_respect_the_data_budget() -> None:
     messages = (("hints", Message.user("short hint")),)
-    attachments = (Attachment("big", "web", "untrusted_data", "page text " * 500), Attachment("tiny", "memory", "trusted_data", "ok"))
-    admitted = apply_context_budget(collection([], messages, attachments), prompt_budget=100, data_budget=300, ledger=ledger())
+    attachments = (
+        Attachment("big", "web", "untrusted_data", "page text " * 500),
+        Attachment("tiny", "memory", "trusted_data", "ok"),
+    )
+    admitted = apply_context_budget(
+        collection([], messages, attachments), prompt_budget=100, data_budget=300, ledger=ledger()
+    )
     assert admitted.data_tokens <= 300
     assert [m.metadata.get("attachment") or m.metadata.get("source") for m in admitted.messages] == ["hints", "big"]
     assert [(d.code, d.source) for d in admitted.diagnostics] == [("data_truncated", "big"), ("data_dropped", "tiny")]

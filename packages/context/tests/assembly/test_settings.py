@@ -10,7 +10,10 @@ from sciencediscovery.context import ContextSettings
 from sciencediscovery.runtime_core import ConfigurationError
 
 
-@pytest.mark.parametrize(("raw", "mode"), [(None, "dynamic"), ("", "dynamic"), (" Shadow ", "shadow"), ("LEGACY", "legacy"), ("dynamic", "dynamic")])
+@pytest.mark.parametrize(
+    ("raw", "mode"),
+    [(None, "dynamic"), ("", "dynamic"), (" Shadow ", "shadow"), ("LEGACY", "legacy"), ("dynamic", "dynamic")],
+)
 def test_modes_are_parsed_trimmed_and_case_insensitive(raw: str | None, mode: str) -> None:
     environ = {} if raw is None else {"SCIENCE_AGENT_CONTEXT_MODE": raw}
     assert ContextSettings.from_environ(environ).mode == mode
@@ -46,8 +49,14 @@ def test_budget_values_must_be_positive_integers(variable: str, value: str) -> N
 def test_effective_limit_is_the_smaller_of_window_and_model_minus_reserve() -> None:
     base = {"MODEL_MAX_TOKENS": "200000", "OUTPUT_RESERVE_TOKENS": "10000"}
     assert ContextSettings.from_environ(base).budget().limit == 190_000
-    assert ContextSettings.from_environ({**base, "SCIENCE_AGENT_CONTEXT_WINDOW_TOKENS": "128000"}).budget().limit == 128_000
-    assert ContextSettings.from_environ({**base, "SCIENCE_AGENT_CONTEXT_WINDOW_TOKENS": "500000"}).budget().limit == 190_000
+    assert (
+        ContextSettings.from_environ({**base, "SCIENCE_AGENT_CONTEXT_WINDOW_TOKENS": "128000"}).budget().limit
+        == 128_000
+    )
+    assert (
+        ContextSettings.from_environ({**base, "SCIENCE_AGENT_CONTEXT_WINDOW_TOKENS": "500000"}).budget().limit
+        == 190_000
+    )
     budget = ContextSettings.from_environ({**base, "SCIENCE_AGENT_CONTEXT_PRESSURE_PERCENT": "50"}).budget()
     assert budget.pressure == 95_000
     assert budget.prompt <= budget.limit and budget.data <= budget.limit

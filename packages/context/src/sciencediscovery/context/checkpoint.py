@@ -89,6 +89,7 @@ def normalize_checkpoint(text: str, known_refs: set[str] | frozenset[str]) -> tu
                 current = title
                 continue
             unknown.append(heading.group(1).strip())
+            line = heading.group(1).strip()  # kept as text, so exactly the eight headings remain
         if current is None:
             if line.strip():
                 preamble = True
