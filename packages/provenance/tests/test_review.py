@@ -87,6 +87,18 @@ def test_enabled_review_returns_the_runner_decision_and_logs_it(settings, run_ke
     logged = store_for(settings).reviews("ctx-1")
     assert [r.decision for r in logged] == [ReviewDecision.ACCEPT_AND_PROCEED, ReviewDecision.REVISE_AND_RETRY]
     assert logged[0].evidence_digest == first_evidence.digest != logged[1].evidence_digest
+    rendered = [json.loads(item) for item in first_evidence.render()]
+    assert rendered[0]["statement"] == "claim c1" and rendered[0]["evidence"][0]["relation"] == "supports"
+    assert rendered[-1] == {
+        "tool_records": [
+            {
+                "call_id": "c1",
+                "tool": "record_claim",
+                "status": "ok",
+                "result_sha256": first_evidence.records[0].result_hash,
+            }
+        ]
+    }
     assert run.channels.rendered()["reviews"]["latest_decision"] == "REVISE_AND_RETRY"
 
 

@@ -7,6 +7,7 @@ only when reviews are enabled and a :class:`ReviewRunner` was injected.
 from __future__ import annotations
 
 import enum
+import json
 from typing import Protocol, runtime_checkable
 
 import attrs
@@ -63,6 +64,33 @@ class ReviewEvidence:
     def digest(self) -> str:
         """SHA-256 over the claims and records, so a logged review names exactly what it saw."""
         return sha256_json(attrs.asdict(self))
+
+    def render(self) -> tuple[str, ...]:
+        """The evidence as text items for a reviewer prompt: one JSON block per claim, then the tool records."""
+        claims = [
+            json.dumps(
+                {
+                    "claim_id": claim.claim_id,
+                    "statement": claim.statement,
+                    "evidence": [
+                        {
+                            "origin": e.origin.value,
+                            "reference": e.reference,
+                            "relation": e.relation.value,
+                            "note": e.note,
+                        }
+                        for e in claim.evidence
+                    ],
+                },
+                ensure_ascii=False,
+            )
+            for claim in self.claims
+        ]
+        records = [
+            {"call_id": r.call_id, "tool": r.tool, "status": r.status, "result_sha256": r.result_hash}
+            for r in self.records
+        ]
+        return (*claims, json.dumps({"tool_records": records}, ensure_ascii=False))
 
 
 @runtime_checkable
