@@ -19,6 +19,15 @@ from sciencediscovery.executor import (
 from sciencediscovery.tools.definitions import ToolOutput
 
 
+async def appears(path: Path) -> None:
+    """Wait (bounded) for the sandboxed code to create ``path``."""
+    for _ in range(1200):
+        if await asyncio.to_thread(path.exists):
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"{path} never appeared")
+
+
 def test_local_backend_implements_the_port(sandboxed: Any) -> None:
     assert isinstance(LocalSandboxJobs(sandboxed), RemoteExecutionPort)
 
@@ -26,14 +35,20 @@ def test_local_backend_implements_the_port(sandboxed: Any) -> None:
 def test_submit_poll_and_fetch_a_job_through_the_tools(sandboxed: Any, make_invocation: Any) -> None:
     toolkit = ExecutorToolkit(sandboxed)
     tools = {d.name: d.handler for d in toolkit.definitions()}
-    code = "import os\nopen(os.environ['SCIENCEDISCOVERY_OUTPUT_DIR'] + '/table.csv', 'w').write('a,b\\n1,2\\n')\nprint('job done')"
+    code = (
+        "import os\n"
+        "open(os.environ['SCIENCEDISCOVERY_OUTPUT_DIR'] + '/table.csv', 'w').write('a,b\\n1,2\\n')\n"
+        "print('job done')"
+    )
 
     async def scenario() -> tuple[ToolOutput, ToolOutput, ToolOutput]:
         submitted = await tools["remote_job_submit"](make_invocation("remote_job_submit", {"code": code}, "j1"))
         assert isinstance(submitted, ToolOutput)
         job_id = submitted.metadata["job_id"]
         status = await tools["remote_job_status"](make_invocation("remote_job_status", {"job_id": job_id}, "j2"))
-        while (await toolkit.jobs.status(job_id)).state is JobState.RUNNING:
+        for _ in range(1200):
+            if (await toolkit.jobs.status(job_id)).state is not JobState.RUNNING:
+                break
             await asyncio.sleep(0.05)
         results = await tools["remote_job_results"](make_invocation("remote_job_results", {"job_id": job_id}, "j3"))
         return submitted, status, results  # type: ignore[return-value]
@@ -50,12 +65,12 @@ def test_submit_poll_and_fetch_a_job_through_the_tools(sandboxed: Any, make_invo
 def test_cancel_kills_the_job_and_its_processes(sandboxed: Any, shared_workspace: Any) -> None:
     jobs = LocalSandboxJobs(sandboxed)
     flag = shared_workspace.data / "job-still-running.txt"
-    code = "import time\nwhile True:\n    open('/workspace/data/job-still-running.txt', 'w').write('x')\n    time.sleep(0.05)"
+    code = "import time\nwhile True:\n    open('/workspace/data/job-still-running.txt', 'w').write('x')\n"
+    code += "    time.sleep(0.05)"
 
     async def scenario() -> Any:
         status = await jobs.submit(code, label="endless")
-        while not flag.exists():
-            await asyncio.sleep(0.05)
+        await appears(flag)
         with pytest.raises(JobNotFinishedError):
             await jobs.fetch_results(status.job_id)
         cancelled = await jobs.cancel(status.job_id)
@@ -80,13 +95,13 @@ def test_unknown_job_ids_are_named(sandboxed: Any, make_invocation: Any) -> None
 
 def test_cancelling_a_run_code_call_kills_its_sandbox(sandboxed: Any, shared_workspace: Any) -> None:
     marker = f"sd-cancel-marker-{id(shared_workspace)}"
-    code = f"import subprocess, sys, time\nsubprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)', '{marker}'])\n"
+    code = "import subprocess, sys, time\n"
+    code += f"subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)', '{marker}'])\n"
     code += "open('/workspace/data/cancel-started.txt', 'w').write('x')\ntime.sleep(60)"
 
     async def scenario() -> None:
         task = asyncio.create_task(sandboxed.run_script(code, produced_by="cancel-me", wall_seconds=120))
-        while not (shared_workspace.data / "cancel-started.txt").exists():
-            await asyncio.sleep(0.05)
+        await appears(shared_workspace.data / "cancel-started.txt")
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
