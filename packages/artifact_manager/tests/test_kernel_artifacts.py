@@ -96,6 +96,11 @@ def test_register_list_and_read_through_the_tools(settings, run_kernel) -> None:
                     "max_chars": 50,
                 },
             ),
+            ToolCall(
+                "x3",
+                "read_artifact",
+                {"artifact_id": json.loads(model_input.messages[2].content)["artifact_id"], "offset": 10**9},
+            ),
         ),
         reply("done"),
     ]
@@ -109,6 +114,8 @@ def test_register_list_and_read_through_the_tools(settings, run_kernel) -> None:
     page_one, page_two = run.result_of("x1"), run.result_of("x2")
     assert page_one.content.startswith(text[:50]) and "offset=50" in page_one.content
     assert page_two.content.startswith(text[50:100]) and page_two.metadata["next_offset"] == 100
+    past_end = run.result_of("x3")
+    assert (past_end.content, past_end.metadata["next_offset"]) == ("", None)
     rendered = run.channels.rendered()["artifacts"]
     assert rendered["total"] == 1 and rendered["artifacts"][0]["artifact_id"] == first["artifact_id"]
 

@@ -21,6 +21,7 @@ from .store import Artifact, ArtifactStore, Provenance
 READ_DEFAULT_CHARS = 4000
 READ_MAX_CHARS = 20000
 LIST_MAX = 200
+_SKIP_CHARS = 1 << 20
 
 
 def artifact_json(artifact: Artifact) -> dict[str, Any]:
@@ -55,7 +56,9 @@ def _read_text(path: Path, offset: int, limit: int) -> tuple[str, bool] | None:
         if b"\x00" in handle.read(SNIFF_BYTES):
             return None
     with path.open(encoding="utf-8", errors="replace") as handle:
-        handle.read(offset)
+        remaining = offset
+        while remaining > 0 and (skipped := len(handle.read(min(remaining, _SKIP_CHARS)))):
+            remaining -= skipped  # skip in bounded steps: the offset may be far into a large file
         text = handle.read(limit)
         more = bool(handle.read(1))
     return text, more
