@@ -39,6 +39,10 @@ def test_allowed_urls(url: str) -> None:
         ("https:///nohost", "no host"),
         ("https://example.org:99999/", "malformed"),
         ("https://a..b/", "invalid host"),
+        ("https://evil.org\\@ncbi.nlm.nih.gov/", "backslash"),
+        ("https://example.org\\.evil.org/", "backslash"),
+        ("https://exa mple.org/", "whitespace"),
+        ("https://example.org\t.evil.org/", "control"),
     ],
 )
 def test_refused_urls(url: str, reason: str) -> None:

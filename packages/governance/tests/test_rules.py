@@ -90,6 +90,7 @@ def test_specifier_views(specifier: str, exact: str | None, broad: str) -> None:
         ("a/**/b", "a/xb", False),
         ("data/x.csv", "data/x_csv", False),
         ("*", "anything/at/all", True),
+        ("**", "domain:example.org", True),
     ],
 )
 def test_glob_semantics(pattern: str, specifier: str, matched: bool) -> None:

@@ -73,6 +73,13 @@ def test_read_file_is_bounded_by_lines_and_bytes(invoke: Invoke, tools: Tools, t
     assert big.metadata["truncated"] is True
 
 
+def test_read_file_counts_over_long_lines_as_one_line(invoke: Invoke, tools: Tools, tree: Path) -> None:
+    (tree / "ws" / "long.txt").write_text("y" * 600_000 + "\nsecond\nthird\n")
+    output = invoke(tools["read_file"], {"path": "ws/long.txt", "start_line": 2})
+    assert output.content == "second\nthird"
+    assert output.metadata["truncated"] is False
+
+
 @pytest.mark.parametrize(
     ("arguments", "kind", "message"),
     [

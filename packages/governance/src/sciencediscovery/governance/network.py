@@ -37,6 +37,7 @@ IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 _LABEL = re.compile(r"^(?!-)[a-z0-9_-]{1,63}(?<!-)$")
 _NUMERIC_V4 = re.compile(r"^[0-9a-fx.]+$")
+_AMBIGUOUS = re.compile(r"[\\\s\x00-\x1f\x7f]")
 
 
 class NetworkDefault(enum.StrEnum):
@@ -206,7 +207,13 @@ class NetworkPolicy:
         )
 
     def check_url(self, url: str) -> NetworkDecision:
-        """Check a URL's scheme and host; call again for every redirect target."""
+        """Check a URL's scheme and host; call again for every redirect target.
+
+        URLs holding a backslash, whitespace or control characters are refused: parsers
+        disagree about where their host ends.
+        """
+        if _AMBIGUOUS.search(url):
+            return NetworkDecision(False, "URL contains a backslash, whitespace or control character")
         try:
             parts = urllib.parse.urlsplit(url)
             host = parts.hostname

@@ -114,16 +114,19 @@ class RuleSet:
 
     def first_match(self, effect: Effect, tool: str, specifier: str) -> Rule | None:
         """The first rule of ``effect`` that covers the call, if any."""
-        exact, broad = specifiers.exact_view(specifier), specifiers.broad_view(specifier)
-        return next((r for r in self.rules if r.effect is effect and r.matches(tool, exact, broad)), None)
+        return self._first(effect, tool, specifiers.exact_view(specifier), specifiers.broad_view(specifier))
 
     def evaluate(self, tool: str, specifier: str) -> Verdict:
         """Deny, then ask, then allow, regardless of rule order; otherwise the default."""
+        exact, broad = specifiers.exact_view(specifier), specifiers.broad_view(specifier)
         for effect in (Effect.DENY, Effect.ASK, Effect.ALLOW):
-            rule = self.first_match(effect, tool, specifier)
+            rule = self._first(effect, tool, exact, broad)
             if rule is not None:
                 return Verdict(effect, rule)
         return Verdict(self.default, None)
+
+    def _first(self, effect: Effect, tool: str, exact: str | None, broad: str) -> Rule | None:
+        return next((r for r in self.rules if r.effect is effect and r.matches(tool, exact, broad)), None)
 
     def describe(self) -> dict[str, object]:
         """Plain data: rules grouped by effect, as written, and the default."""

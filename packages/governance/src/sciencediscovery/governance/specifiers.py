@@ -14,7 +14,7 @@ seen through two views:
   rule never stretches to a path it does not name exactly.
 
 ``domain:`` specifiers are normalised with :func:`~.network.normalize_host`
-in both views. Patterns: ``*`` alone matches any specifier; otherwise ``**``
+in both views. Patterns: ``*`` or ``**`` alone match any specifier; otherwise ``**``
 as a whole segment matches any number of segments (``data/**`` matches
 ``data`` and everything below it), ``*`` matches within one segment and
 ``?`` one character; ``domain:*.suffix`` matches subdomains of ``suffix``.
@@ -123,7 +123,7 @@ def matches(pattern: str, view: str | None) -> bool:
     """Whether a normalised ``pattern`` matches a specifier's normalised ``view``."""
     if view is None:
         return False
-    if pattern == "*":
+    if pattern in ("*", "**"):
         return True
     if pattern.startswith(DOMAIN_PREFIX + "*."):
         return view.startswith(DOMAIN_PREFIX) and view.endswith(pattern[len(DOMAIN_PREFIX) + 1 :])

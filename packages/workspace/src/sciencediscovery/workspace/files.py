@@ -15,6 +15,7 @@ import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 import attrs
 
@@ -47,7 +48,10 @@ class SearchResult:
 
 
 def _entry(path: Path, relative: str) -> str:
-    info = path.lstat()
+    try:
+        info = path.lstat()
+    except OSError:
+        return f"{relative}  (vanished or unreadable)"
     if stat.S_ISLNK(info.st_mode):
         return f"{relative}@"
     if stat.S_ISDIR(info.st_mode):
@@ -60,22 +64,34 @@ def list_entries(target: ResolvedPath, *, recursive: bool, max_entries: int) -> 
     if not target.host.is_dir():
         raise FileAccessError(target.display, "is not a directory")
     entries: list[str] = []
-    for path in _walk(target.host, recursive=recursive):
+    for path in _walk(target, target.host, recursive=recursive):
         if len(entries) == max_entries:
             return Listing(tuple(entries), True)
         entries.append(_entry(path, target.child(path).display))
     return Listing(tuple(entries), False)
 
 
-def _walk(top: Path, *, recursive: bool) -> Iterator[Path]:
+def _walk(target: ResolvedPath, top: Path, *, recursive: bool) -> Iterator[Path]:
+    """Children of ``top`` in name order, depth first; unreadable subdirectories are skipped."""
     try:
         children = sorted(top.iterdir(), key=lambda p: p.name)
     except OSError as error:
-        raise FileAccessError(str(top), f"cannot be listed: {error.strerror}") from None
+        if top == target.host:
+            raise FileAccessError(target.display, f"cannot be listed: {error.strerror}") from None
+        return
     for child in children:
         yield child
         if recursive and child.is_dir() and not child.is_symlink():
-            yield from _walk(child, recursive=True)
+            yield from _walk(target, child, recursive=True)
+
+
+def _lines(stream: BinaryIO, limit: int) -> Iterator[bytes]:
+    """Each line's first ``limit`` bytes; the rest of an over-long line is read and dropped."""
+    while chunk := stream.readline(limit):
+        if len(chunk) == limit and not chunk.endswith(b"\n"):
+            while (rest := stream.readline(limit)) and not rest.endswith(b"\n"):
+                pass
+        yield chunk
 
 
 @contextlib.contextmanager
@@ -114,7 +130,7 @@ def read_lines(
     with _open_regular(target) as fd, os.fdopen(os.dup(fd), "rb") as stream:
         if _is_binary(stream.peek(BINARY_PROBE)):
             raise FileAccessError(target.display, "is a binary file")
-        while raw := stream.readline(max_bytes + 1):
+        for raw in _lines(stream, max_bytes + 1):
             seen += 1
             if seen < start_line:
                 continue
@@ -138,7 +154,8 @@ def search(
 ) -> SearchResult:
     """Matching lines as ``path:line: text`` under a file or directory; symlinks are skipped."""
     if target.host.is_dir():
-        files: Iterator[Path] = (p for p in _walk(target.host, recursive=True) if p.is_file() and not p.is_symlink())
+        walk = _walk(target, target.host, recursive=True)
+        files: Iterator[Path] = (p for p in walk if p.is_file() and not p.is_symlink())
     else:
         files = iter([target.host])
     matches: list[str] = []
