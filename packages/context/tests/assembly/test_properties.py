@@ -106,8 +106,9 @@ def test_assembly_invariants(history: tuple[Message, ...], model_max: int, force
     try:
         assembled = asyncio.run(assembler.assemble(request))
     except BudgetExceededError as error:
-        assert "tokens" in str(error)
+        message = str(error)
         event("budget exceeded")
+        assert "tokens" in message  # noqa: PT017 - a clear error is the allowed alternative outcome
         return
     event(
         "assembled"
