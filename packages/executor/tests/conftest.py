@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import http.server
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +13,7 @@ import pytest
 
 from sciencediscovery.executor import Executor, ExecutorConfig
 from sciencediscovery.runtime_core import CollectingSink, ExternalWaits, ToolCall, TurnContext
-from sciencediscovery.tools.definitions import ToolInvocation
+from sciencediscovery.tools.definitions import ToolInvocation, ToolOutput
 
 SMALL_LIMITS = {
     "cpu_seconds": 1,
@@ -120,3 +120,17 @@ def invocation(
 @pytest.fixture
 def make_invocation() -> Callable[..., ToolInvocation]:
     return invocation
+
+
+async def _tool_output(
+    handler: Callable[[ToolInvocation], Awaitable[ToolOutput | str]], call: ToolInvocation
+) -> ToolOutput:
+    output = await handler(call)
+    assert isinstance(output, ToolOutput), output
+    return output
+
+
+@pytest.fixture
+def tool_output() -> Callable[..., Coroutine[Any, Any, ToolOutput]]:
+    """``await tool_output(handler, invocation)``: a handler's answer, checked to be a ToolOutput."""
+    return _tool_output

@@ -61,7 +61,7 @@ def test_register_tools_hook_declares_the_execution_tools(workspace: Any) -> Non
 
 
 def test_csv_analysis_produces_a_figure_artifact_with_its_environment_revision(
-    workspace: Any, make_invocation: Any
+    workspace: Any, make_invocation: Any, tool_output: Any
 ) -> None:
     with (workspace.data / "measurements.csv").open("w", newline="") as file:
         writer = csv.writer(file)
@@ -72,7 +72,7 @@ def test_csv_analysis_produces_a_figure_artifact_with_its_environment_revision(
     tools = registered_tools(settings)
     invocation = make_invocation("run_code", {"code": ANALYSIS}, call_id="call-analysis")
 
-    output = asyncio.run(tools["run_code"].handler(invocation))
+    output = asyncio.run(tool_output(tools["run_code"].handler, invocation))
     assert isinstance(output, ToolOutput)
     result = as_tool_result(invocation.call, output)
 
@@ -90,26 +90,32 @@ def test_csv_analysis_produces_a_figure_artifact_with_its_environment_revision(
     assert artifacts["summary.csv"]["media_type"] == "text/csv"
     assert Path(artifacts["summary.csv"]["path"]).read_text() == "n,slope\n20,2.500\n"
 
-    environment = asyncio.run(tools["execution_environment"].handler(make_invocation("execution_environment", {})))
+    environment = asyncio.run(
+        tool_output(tools["execution_environment"].handler, make_invocation("execution_environment", {}))
+    )
     assert isinstance(environment, ToolOutput)
     assert environment.metadata["environment_revision"] == revision
     assert "matplotlib==" in environment.content
 
 
-def test_code_runs_with_the_sandbox_interpreter_in_the_workspace(workspace: Any, make_invocation: Any) -> None:
+def test_code_runs_with_the_sandbox_interpreter_in_the_workspace(
+    workspace: Any, make_invocation: Any, tool_output: Any
+) -> None:
     tools = registered_tools(workspace.settings())
     code = "import os, sys\nprint(os.getcwd(), sys.executable, os.getuid())"
-    output = asyncio.run(tools["run_code"].handler(make_invocation("run_code", {"code": code})))
+    output = asyncio.run(tool_output(tools["run_code"].handler, make_invocation("run_code", {"code": code})))
     assert isinstance(output, ToolOutput)
     cwd, executable, uid = output.content.split("--- stdout ---\n")[1].split()
     assert cwd == "/workspace/data" and uid == "65534"
     assert Path(executable).name.startswith("python")
 
 
-def test_a_failing_script_is_an_error_result_with_its_traceback(workspace: Any, make_invocation: Any) -> None:
+def test_a_failing_script_is_an_error_result_with_its_traceback(
+    workspace: Any, make_invocation: Any, tool_output: Any
+) -> None:
     tools = registered_tools(workspace.settings())
     code = "values = []\nprint('before')\nvalues[3]"
-    output = asyncio.run(tools["run_code"].handler(make_invocation("run_code", {"code": code})))
+    output = asyncio.run(tool_output(tools["run_code"].handler, make_invocation("run_code", {"code": code})))
     assert isinstance(output, ToolOutput)
     assert output.is_error and output.error_kind == "execution_error"
     assert output.metadata["exit_code"] == 1

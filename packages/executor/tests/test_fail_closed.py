@@ -19,7 +19,9 @@ def handler(toolkit: ExecutorToolkit, name: str) -> Any:
     return next(d.handler for d in toolkit.definitions() if d.name == name)
 
 
-def test_missing_bubblewrap_refuses_every_execution_tool(workspace: Any, make_invocation: Any) -> None:
+def test_missing_bubblewrap_refuses_every_execution_tool(
+    workspace: Any, make_invocation: Any, tool_output: Any
+) -> None:
     toolkit = ExecutorToolkit.from_settings(workspace.settings(bwrap="/nonexistent/bwrap"))
     for name, arguments in [
         ("run_code", {"code": MARKER_CODE}),
@@ -27,7 +29,7 @@ def test_missing_bubblewrap_refuses_every_execution_tool(workspace: Any, make_in
         ("remote_job_submit", {"code": MARKER_CODE}),
         ("execution_environment", {}),
     ]:
-        output = asyncio.run(handler(toolkit, name)(make_invocation(name, arguments)))
+        output = asyncio.run(tool_output(handler(toolkit, name), make_invocation(name, arguments)))
         assert isinstance(output, ToolOutput)
         assert output.is_error and output.error_kind == "sandbox_unavailable", name
         assert "bubblewrap is not installed" in output.content
@@ -44,11 +46,11 @@ def test_refusal_is_a_typed_error_for_library_callers(workspace: Any) -> None:
 
 
 def test_opted_in_unsandboxed_execution_is_marked_everywhere(
-    workspace: Any, make_invocation: Any, sandboxed: Any
+    workspace: Any, make_invocation: Any, sandboxed: Any, tool_output: Any
 ) -> None:
     toolkit = ExecutorToolkit.from_settings(workspace.settings(bwrap="/nonexistent/bwrap", allow_unsandboxed=True))
     code = "import os\nprint(os.environ.get('SCIENCEDISCOVERY_OUTPUT_DIR'))\nopen('result.txt', 'w').write('done')"
-    output = asyncio.run(handler(toolkit, "run_code")(make_invocation("run_code", {"code": code})))
+    output = asyncio.run(tool_output(handler(toolkit, "run_code"), make_invocation("run_code", {"code": code})))
     assert isinstance(output, ToolOutput)
     assert not output.is_error, output.content
     assert output.metadata["sandbox"] == {"mode": "unsandboxed", "network_allowed": False}

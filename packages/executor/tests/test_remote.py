@@ -83,10 +83,10 @@ def test_cancel_kills_the_job_and_its_processes(sandboxed: Any, shared_workspace
     assert not flag.exists(), "the cancelled job kept writing"
 
 
-def test_unknown_job_ids_are_named(sandboxed: Any, make_invocation: Any) -> None:
+def test_unknown_job_ids_are_named(sandboxed: Any, make_invocation: Any, tool_output: Any) -> None:
     toolkit = ExecutorToolkit(sandboxed)
     handler = next(d.handler for d in toolkit.definitions() if d.name == "remote_job_status")
-    output = asyncio.run(handler(make_invocation("remote_job_status", {"job_id": "job-missing"})))
+    output = asyncio.run(tool_output(handler, make_invocation("remote_job_status", {"job_id": "job-missing"})))
     assert isinstance(output, ToolOutput)
     assert output.is_error and "'job-missing'" in output.content
     with pytest.raises(JobNotFoundError):

@@ -29,12 +29,14 @@ def toolkit(shared_workspace: Any, loop: asyncio.Runner) -> Iterator[ExecutorToo
 
 
 @pytest.fixture
-def call(toolkit: ExecutorToolkit, loop: asyncio.Runner, make_invocation: Any) -> Callable[..., ToolOutput]:
+def call(
+    toolkit: ExecutorToolkit, loop: asyncio.Runner, make_invocation: Any, tool_output: Any
+) -> Callable[..., ToolOutput]:
     """Call the registered python_session tool's handler, as the dispatcher does."""
     handler = next(d.handler for d in toolkit.definitions() if d.name == "python_session")
 
     def invoke(call_id: str, **arguments: Any) -> ToolOutput:
-        output = loop.run(handler(make_invocation("python_session", arguments, call_id=call_id)))
+        output = loop.run(tool_output(handler, make_invocation("python_session", arguments, call_id=call_id)))
         assert isinstance(output, ToolOutput)
         return output
 
@@ -59,14 +61,16 @@ def test_sessions_are_isolated_from_each_other(call: Any, toolkit: ExecutorToolk
 
 
 def test_interrupt_stops_a_running_cell_and_keeps_state(
-    call: Any, toolkit: ExecutorToolkit, loop: asyncio.Runner, make_invocation: Any
+    call: Any, toolkit: ExecutorToolkit, loop: asyncio.Runner, make_invocation: Any, tool_output: Any
 ) -> None:
     call("r1", code="kept = 'still here'")
     handler = next(d.handler for d in toolkit.definitions() if d.name == "python_session")
 
     async def scenario() -> tuple[Any, Any]:
         code = "import time\nprint('started', flush=True)\nwhile True:\n    time.sleep(0.01)"
-        running = asyncio.create_task(handler(make_invocation("python_session", {"code": code}, call_id="r2")))
+        running = asyncio.create_task(
+            tool_output(handler, make_invocation("python_session", {"code": code}, call_id="r2"))
+        )
         await asyncio.sleep(1.0)
         answer = await handler(make_invocation("python_session", {"action": "interrupt"}, call_id="r3"))
         return await running, answer

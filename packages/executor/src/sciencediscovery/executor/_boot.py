@@ -10,6 +10,7 @@ import os
 import resource
 import sys
 import traceback
+from typing import Any
 
 _RLIMITS = {
     "cpu": resource.RLIMIT_CPU,
@@ -20,13 +21,13 @@ _RLIMITS = {
 }
 
 
-def _apply_limits(limits):
+def _apply_limits(limits: dict[str, int]) -> None:
     for name, value in limits.items():
         soft, hard = (value, value + 1) if name == "cpu" else (value, value)
         resource.setrlimit(_RLIMITS[name], (soft, hard))
 
 
-def _save_open_figures(output_dir):
+def _save_open_figures(output_dir: str) -> None:
     pyplot = sys.modules.get("matplotlib.pyplot")
     if pyplot is None:
         return
@@ -36,31 +37,32 @@ def _save_open_figures(output_dir):
             pyplot.figure(number).savefig(path)
 
 
-def _run_script(config):
+def _run_script(config: dict[str, Any]) -> None:
     source = sys.stdin.buffer.read().decode("utf-8")
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
-    namespace = {"__name__": "__main__", "__builtins__": __builtins__}
+    namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": __builtins__}
     try:
         exec(compile(source, "<run_code>", "exec"), namespace)
     except SystemExit:
         raise
     except BaseException as error:  # report the user's traceback without this file's frame
-        traceback.print_exception(type(error), error, error.__traceback__.tb_next)
+        frames = error.__traceback__.tb_next if error.__traceback__ else None
+        traceback.print_exception(type(error), error, frames)
         raise SystemExit(1) from None
     _save_open_figures(config["output_dir"])
 
 
-def _probe(config):
+def _probe(config: dict[str, Any]) -> None:
     import importlib.metadata
     import platform
 
-    distributions = {}
+    distributions: dict[str, dict[str, Any]] = {}
     for dist in importlib.metadata.distributions():
-        name = dist.metadata["Name"]
+        name = str(dist.metadata["Name"] or "")
         if name and name.lower() not in distributions:
             direct_url = dist.read_text("direct_url.json")
-            local = bool(direct_url) and json.loads(direct_url).get("url", "").startswith("file:")
+            local = direct_url is not None and str(json.loads(direct_url).get("url", "")).startswith("file:")
             distributions[name.lower()] = {"name": name, "version": dist.version, "local": local}
     facts = {
         "python_version": platform.python_version(),
@@ -73,7 +75,7 @@ def _probe(config):
         json.dump(facts, file)
 
 
-def main():
+def main() -> None:
     config = json.loads(sys.argv[1])
     _apply_limits(config["limits"])
     mode = config["mode"]
@@ -88,4 +90,5 @@ def main():
         raise SystemExit(f"unknown bootstrap mode {mode!r}")
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -137,12 +137,11 @@ def bwrap_argv(
         argv.append("--share-net")
     argv += ["--unshare-user", "--uid", str(SANDBOX_UID), "--gid", str(SANDBOX_UID), "--disable-userns"]
     argv += ["--hostname", "sandbox", "--cap-drop", "ALL"]
-    for directory in _SYSTEM_DIRS:
-        path = Path(directory)
-        if path.is_symlink():
-            argv += ["--symlink", os.readlink(path), directory]
-        elif path.is_dir():
-            argv += ["--ro-bind", directory, directory]
+    for system_dir in _SYSTEM_DIRS:
+        if os.path.islink(system_dir):
+            argv += ["--symlink", os.readlink(system_dir), system_dir]
+        elif os.path.isdir(system_dir):
+            argv += ["--ro-bind", system_dir, system_dir]
     etc_files = _ETC_FILES + (_NETWORK_ETC_FILES if config.network_allowed else ())
     for name in etc_files:
         argv += ["--ro-bind-try", name, name]
@@ -154,15 +153,15 @@ def bwrap_argv(
     for name in _PROC_HIDDEN:
         if os.path.exists(name):  # a fresh procfs has the host's entries; absent ones cannot be covered
             argv += ["--ro-bind", "/dev/null", name]
-    for path in layout.interpreter_paths:
-        argv += ["--ro-bind", str(path), str(path)]
+    for prefix in layout.interpreter_paths:
+        argv += ["--ro-bind", str(prefix), str(prefix)]
     for mount in config.mounts:
         flag = "--bind" if mount.mode is MountMode.READ_WRITE else "--ro-bind"
         argv += [flag, str(mount.path), mount.sandbox_path]
     if outputs is not None:
         argv += ["--bind", str(outputs), SANDBOX_OUTPUTS]
-    for directory in shared_dirs:
-        argv += ["--bind", str(directory), str(directory)]
+    for shared in shared_dirs:
+        argv += ["--bind", str(shared), str(shared)]
     argv += ["--remount-ro", "/", "--chdir", cwd, "--", *command]
     return argv
 
