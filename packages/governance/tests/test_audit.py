@@ -34,8 +34,10 @@ def test_rows_cannot_be_changed_or_deleted(tmp_path: Path) -> None:
     log = AuditLog(path)
     log.record(_record("deny"))
     log.grant_event("granted", Grant("g-1", Rule.parse("allow", "list_files(out)"), GrantScope.SESSION, "e", "c", "s"))
+    log.retire_epoch("e", "e2")
     db = sqlite3.connect(path)
     for statement in (
+        "DELETE FROM retired_epochs",
         "UPDATE decisions SET outcome = 'allow'",
         "DELETE FROM decisions",
         "UPDATE grant_events SET event = 'revoked'",

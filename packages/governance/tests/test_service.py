@@ -227,18 +227,27 @@ def test_rotation_voids_grants_and_pending_requests_and_stale_decisions_are_refu
     asyncio.run(scenario())
 
 
-def test_project_grants_persist_across_sessions_until_rotation(make_service: Callable[..., PermissionService]) -> None:
+def test_project_grants_are_shared_by_sessions_until_revoked_or_rotated(
+    make_service: Callable[..., PermissionService],
+) -> None:
     first = make_service()
-    grant = first.grant("list_files(out)", "project", source="user:alice")
     first.grant("list_files(data)", "session")
-    second = make_service()  # a new session over the same audit file and the same epoch content
-    assert [g.grant_id for g in second.grants()] == [grant.grant_id]
-    assert asyncio.run(_authorize(second, "list_files", "out")).allowed
-    second.rotate()
-    assert second.grants() == []
+    second = make_service()  # another session over the same audit file and the same epoch content
+    grant = second.grant("list_files(out)", "project", source="user:alice")
+    assert [g.grant_id for g in first.grants() if g.scope is GrantScope.PROJECT] == [grant.grant_id]
+    assert asyncio.run(_authorize(first, "list_files", "out")).allowed
+    assert [g.rule.text for g in second.grants()] == ["list_files(out)"]  # session grants stay in their session
+    first.revoke(grant.grant_id)
+    assert second.grants() == []  # revoked everywhere at once
     third = make_service()
-    third.revoke(grant.grant_id)
-    assert make_service().grants() == []
+    third.grant("list_files(out)", "project")
+    old_epoch = third.epoch.epoch_id
+    third.rotate()
+    assert third.grants() == []
+    restarted = make_service()  # a restart with the same configuration does not resume the retired epoch
+    assert restarted.epoch.epoch_id == third.epoch.epoch_id != old_epoch
+    assert restarted.grants() == []
+    assert [g for g in first.grants() if g.scope is GrantScope.PROJECT] == []  # void even where still current
 
 
 def test_describe_is_plain_data(service: PermissionService) -> None:

@@ -1,8 +1,8 @@
 """The append-only permission audit log: every decision and its source, in a SQLite file (mode 0600).
 
 Rows are only ever inserted; triggers make the database itself refuse
-``UPDATE`` and ``DELETE``. Project-scoped grants and their revocations are
-logged in the same file and replayed from it.
+``UPDATE`` and ``DELETE``. Grants and their revocations, and every epoch a
+rotation retired, are logged in the same file; project grants are read from it.
 """
 
 from __future__ import annotations
@@ -43,6 +43,16 @@ CREATE TABLE IF NOT EXISTS grant_events (
     context_id TEXT NOT NULL,
     source TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS retired_epochs (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    at TEXT NOT NULL,
+    epoch_id TEXT NOT NULL,
+    successor_id TEXT NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS retired_epochs_no_update BEFORE UPDATE ON retired_epochs
+    BEGIN SELECT RAISE(ABORT, 'the permission audit log is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS retired_epochs_no_delete BEFORE DELETE ON retired_epochs
+    BEGIN SELECT RAISE(ABORT, 'the permission audit log is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS decisions_no_update BEFORE UPDATE ON decisions
     BEGIN SELECT RAISE(ABORT, 'the permission audit log is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS decisions_no_delete BEFORE DELETE ON decisions
@@ -121,12 +131,20 @@ class AuditLog:
             },
         )
 
+    def retire_epoch(self, epoch_id: str, successor_id: str) -> None:
+        """Record that a rotation replaced ``epoch_id``; it can never be current again."""
+        now = datetime.datetime.now(datetime.UTC).isoformat()
+        self._insert("retired_epochs", {"at": now, "epoch_id": epoch_id, "successor_id": successor_id})
+
+    def is_retired(self, epoch_id: str) -> bool:
+        return self._db.execute("SELECT 1 FROM retired_epochs WHERE epoch_id = ?", (epoch_id,)).fetchone() is not None
+
     def project_grants(self, epoch_id: str) -> list[Grant]:
-        """Project grants of ``epoch_id`` that were granted and not revoked, in grant order."""
+        """Project grants of ``epoch_id`` that were granted, not revoked and not retired, in grant order."""
         rows = self._db.execute(
             "SELECT grant_id, rule, context_id, source FROM grant_events g WHERE event = 'granted' AND scope = ? "
             "AND epoch_id = ? AND NOT EXISTS (SELECT 1 FROM grant_events r WHERE r.event = 'revoked' "
-            "AND r.grant_id = g.grant_id) ORDER BY seq",
+            "AND r.grant_id = g.grant_id) AND epoch_id NOT IN (SELECT epoch_id FROM retired_epochs) ORDER BY seq",
             (GrantScope.PROJECT.value, epoch_id),
         ).fetchall()
         return [

@@ -5,7 +5,9 @@ environment revision (an opaque id from the executor) and secret references
 (names only, never values). Its id is derived from its content and its
 revision number, so the same configuration restarts into the same epoch (and
 project grants survive a restart) while :meth:`PermissionEpoch.rotated`
-always produces a new id, which invalidates every grant made before.
+always produces a new id, which invalidates every grant made before. The
+permission service records each retired epoch in its audit file and never
+resumes one, so a rotation also survives restarts.
 """
 
 from __future__ import annotations

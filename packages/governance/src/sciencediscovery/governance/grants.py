@@ -82,8 +82,9 @@ class Grant:
     """A standing allowance made under one epoch; it is void in every other epoch.
 
     ``conversation`` grants apply within one context id; ``session`` grants
-    within the service that made them; ``project`` grants are persisted in the
-    audit database and reloaded while the epoch id stays the same.
+    within the service that made them; ``project`` grants live in the audit
+    database and are read from it on every check, so every service using that
+    file (every session of the project) sees them, and their revocation, at once.
     """
 
     grant_id: str

@@ -71,10 +71,11 @@ class PermissionService:
         self.audit = audit
         self.timeout_s = timeout_s
         self.queue = DecisionQueue()
+        while audit.is_retired(epoch.epoch_id):  # a rotation survives restarts: never resume a retired epoch
+            epoch = epoch.rotated()
         self._epoch = epoch
-        self._grants: dict[str, Grant] = {}
+        self._grants: dict[str, Grant] = {}  # once/conversation/session; project grants live in the audit file
         self._ids = itertools.count(1)
-        self._load_project_grants()
 
     @property
     def epoch(self) -> PermissionEpoch:
@@ -125,7 +126,7 @@ class PermissionService:
     def _matching_grant(self, call: _Call) -> Grant | None:
         exact, broad = specifiers.exact_view(call.specifier), specifiers.broad_view(call.specifier)
         epoch_id = self._epoch.epoch_id
-        for grant in self._grants.values():
+        for grant in self.grants():
             if grant.applies(epoch_id, call.context_id, call.tool, exact, broad):
                 if grant.scope is GrantScope.ONCE:
                     del self._grants[grant.grant_id]
@@ -257,13 +258,14 @@ class PermissionService:
         scope = GrantScope(scope)
         parsed = Rule.parse(Effect.ALLOW, rule, source=f"grant by {source}")
         grant = Grant(f"grant-{uuid.uuid4().hex[:12]}", parsed, scope, self._epoch.epoch_id, context_id, source)
-        self._grants[grant.grant_id] = grant
+        if scope is not GrantScope.PROJECT:
+            self._grants[grant.grant_id] = grant
         self.audit.grant_event("granted", grant)
         return grant
 
     def revoke(self, grant_id: str, *, source: str = "api") -> Grant:
         """Withdraw a standing grant."""
-        grant = self._grants.pop(grant_id, None)
+        grant = self._grants.pop(grant_id, None) or next((g for g in self.grants() if g.grant_id == grant_id), None)
         if grant is None:
             raise UnknownGrantError(grant_id)
         self.audit.grant_event("revoked", attrs.evolve(grant, source=source))
@@ -271,29 +273,25 @@ class PermissionService:
 
     def grants(self) -> list[Grant]:
         """Standing grants of the current epoch."""
-        return list(self._grants.values())
+        return [*self._grants.values(), *self.audit.project_grants(self._epoch.epoch_id)]
 
     def rotate(self, **changes: Any) -> PermissionEpoch:
         """Move to the next epoch: every older grant is void and pending requests resolve as deny."""
         old = self._epoch
         self._epoch = old.rotated(**changes)
+        while self.audit.is_retired(self._epoch.epoch_id):
+            self._epoch = self._epoch.rotated()
+        self.audit.retire_epoch(old.epoch_id, self._epoch.epoch_id)
         self._grants.clear()
         for request in self.queue.pending():
             self._settle_if_pending(request.request_id, Deny(f"epoch {old.epoch_id} was rotated"), "epoch_rotation")
-        self._load_project_grants()
         return self._epoch
-
-    def _load_project_grants(self) -> None:
-        for grant in self.audit.project_grants(self._epoch.epoch_id):
-            self._grants[grant.grant_id] = grant
 
     def describe(self) -> dict[str, Any]:
         """Plain data for the governance context section: epoch, rules and standing grants."""
         return {
             "epoch": self._epoch.describe(),
             "rules": self.rules.describe(),
-            "grants": [
-                {"rule": g.rule.text, "scope": g.scope.value, "grant_id": g.grant_id} for g in self._grants.values()
-            ],
+            "grants": [{"rule": g.rule.text, "scope": g.scope.value, "grant_id": g.grant_id} for g in self.grants()],
             "pending_requests": len(self.queue.pending()),
         }
