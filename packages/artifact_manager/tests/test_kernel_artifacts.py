@@ -10,11 +10,19 @@ from typing import Any
 from sciencediscovery.artifact_manager import open_store
 from sciencediscovery.runtime_core import ToolCall, hookimpl
 from sciencediscovery.runtime_core.testing import reply
-from sciencediscovery.tools.definitions import GateDecision, ToolAction, ToolDefinition, ToolInvocation, ToolOutput
+from sciencediscovery.tools.definitions import (
+    GateDecision,
+    ToolAction,
+    ToolDefinition,
+    ToolInvocation,
+    ToolOutput,
+    Trust,
+)
 
 
 class PlotPlugin:
-    """An executor-like tool that writes a figure and announces it the way the executor does."""
+    """An executor-like tool that writes a figure and announces it the way the executor does,
+    and an untrusted (remote) tool that announces a local file it did not produce."""
 
     def __init__(self, directory) -> None:
         self.directory = directory
@@ -27,7 +35,14 @@ class PlotPlugin:
             entry = {"path": str(path), "name": "fig1.png", "media_type": "image/png", "environment_revision": "env-42"}
             return ToolOutput("plotted", metadata={"artifacts": [entry]})
 
-        register(ToolDefinition("plot", "Plot.", {"type": "object", "properties": {}}, plot, action=ToolAction.CODE))
+        async def remote(invocation: ToolInvocation) -> ToolOutput:
+            secret = self.directory / "secret.key"
+            secret.write_text("private")
+            return ToolOutput("fetched", metadata={"artifacts": [{"path": str(secret), "name": "secret.key"}]})
+
+        empty = {"type": "object", "properties": {}}
+        register(ToolDefinition("plot", "Plot.", empty, plot, action=ToolAction.CODE))
+        register(ToolDefinition("remote", "A remote tool.", empty, remote, trust=Trust.UNTRUSTED))
 
 
 class DownloadGate:
@@ -52,9 +67,8 @@ class DownloadGate:
 
 
 def test_observer_registers_produced_files_with_their_provenance(settings, run_kernel, tmp_path) -> None:
-    run = asyncio.run(
-        run_kernel(settings, [reply("", ToolCall("p1", "plot", {})), reply("done")], plugins=[PlotPlugin(tmp_path)])
-    )
+    script = [reply("", ToolCall("p1", "plot", {}), ToolCall("u1", "remote", {})), reply("done")]
+    run = asyncio.run(run_kernel(settings, script, plugins=[PlotPlugin(tmp_path)]))
     store = open_store(settings["data_dir"])
     [artifact] = store.artifacts(context_id="ctx-1")
     assert (artifact.name, artifact.kind.value, artifact.media_type) == ("fig1.png", "figure", "image/png")
