@@ -1,9 +1,12 @@
 """The observation sink: run events and tool results that become memory observations.
 
 * a run's final answer and its outcome, on the entity ``conversation:<context_id>``;
-* each entry of a successful tool result's ``metadata["memory"]``
-  (``[{"entity", "text", "kind"?}]``), the contract for tools that want to be remembered;
-* each file announced in ``metadata["artifacts"]``, on the entity ``artifact:<name>``.
+* each entry of a successful result's ``metadata["memory"]`` (``[{"entity", "text", "kind"?}]``),
+  the contract for tools that want to be remembered;
+* each file announced in a successful result's ``metadata["artifacts"]``, on ``artifact:<name>``.
+
+Tool results count only from trusted tools with trusted output: memory is later shown to models as
+trusted data, so untrusted (remote) output never enters it.
 """
 
 from __future__ import annotations
@@ -11,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from sciencediscovery.runtime_core import Message, ModelOutput, RunEvent, RunFinished, ToolResultStatus
-from sciencediscovery.tools.definitions import ToolDefinition, ToolInvocation
+from sciencediscovery.runtime_core import TRUST_KEY, Message, ModelOutput, RunEvent, RunFinished, ToolResultStatus
+from sciencediscovery.tools.definitions import ToolDefinition, ToolInvocation, Trust
 
 from .errors import InvalidMemoryInputError
 from .graph import MemoryClient, Source
@@ -46,7 +49,7 @@ class ObservationSink:
             self.client.add_observation(entity, text, source, kind="conversation")
 
     async def after(self, invocation: ToolInvocation, tool: ToolDefinition, result: Message) -> None:
-        if result.status is not ToolResultStatus.OK or tool.name in self.skip_tools:
+        if result.status is not ToolResultStatus.OK or tool.name in self.skip_tools or not _trusted(tool, result):
             return
         context = invocation.context
         source = Source(context.run_id, context.context_id, invocation.call.id, tool.name)
@@ -66,6 +69,11 @@ class ObservationSink:
             self.client.add_observation(entity, text, source, kind=kind)
         except InvalidMemoryInputError:
             return
+
+
+def _trusted(tool: ToolDefinition, result: Message) -> bool:
+    """Untrusted (remote) output never enters memory, which is later shown to models as trusted data."""
+    return tool.trust is Trust.TRUSTED and result.metadata.get(TRUST_KEY, Trust.TRUSTED.value) == Trust.TRUSTED.value
 
 
 def _entries(metadata: Mapping[str, Any], key: str) -> list[Mapping[str, Any]]:
