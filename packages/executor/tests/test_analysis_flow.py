@@ -4,13 +4,24 @@ from __future__ import annotations
 
 import asyncio
 import csv
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from sciencediscovery.executor import plugin as executor_plugin
-from sciencediscovery.runtime_core import Message, ToolResultStatus, make_plugin_manager
+from sciencediscovery.runtime_core import (
+    CollectingSink,
+    ExternalWaits,
+    Message,
+    ToolCall,
+    ToolResultStatus,
+    TurnContext,
+    hookimpl,
+    make_plugin_manager,
+)
 from sciencediscovery.tools import plugin as tools_plugin
-from sciencediscovery.tools.definitions import ToolAction, ToolDefinition, ToolOutput
+from sciencediscovery.tools.compose import build_tools
+from sciencediscovery.tools.definitions import ToolAction, ToolDefinition, ToolInvocation, ToolOutput
 
 ANALYSIS = """
 import csv, os, statistics
@@ -41,12 +52,6 @@ def registered_tools(settings: dict[str, Any]) -> dict[str, ToolDefinition]:
     return tools
 
 
-def as_tool_result(call: Any, output: ToolOutput) -> Message:
-    """What the dispatcher commits: the canonical tool result carrying the handler's metadata."""
-    status = ToolResultStatus.ERROR if output.is_error else ToolResultStatus.OK
-    return Message.tool_result(call, output.content, status=status, error_kind=output.error_kind, **output.metadata)
-
-
 def test_register_tools_hook_declares_the_execution_tools(workspace: Any) -> None:
     tools = registered_tools(workspace.settings())
     assert {name: tool.action for name, tool in tools.items()} == {
@@ -60,26 +65,54 @@ def test_register_tools_hook_declares_the_execution_tools(workspace: Any) -> Non
     }
 
 
-def test_csv_analysis_produces_a_figure_artifact_with_its_environment_revision(
-    workspace: Any, make_invocation: Any, tool_output: Any
-) -> None:
+class RecordingObserver:
+    """Stands in for the artifact manager and provenance observers: sees every canonical result."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, ToolAction, Message]] = []
+
+    async def after(self, invocation: ToolInvocation, tool: ToolDefinition, result: Message) -> None:
+        self.seen.append((tool.name, tool.action, result))
+
+
+class ObserverPlugin:
+    def __init__(self, observer: RecordingObserver) -> None:
+        self.observer = observer
+
+    @hookimpl
+    def register_tool_observers(self, register: Callable[[Any], None], settings: Mapping[str, Any]) -> None:
+        register(self.observer)
+
+
+def test_csv_analysis_produces_a_figure_artifact_with_its_environment_revision(workspace: Any) -> None:
     with (workspace.data / "measurements.csv").open("w", newline="") as file:
         writer = csv.writer(file)
         writer.writerow(["dose", "response"])
         writer.writerows([(d, 2.5 * d + 1) for d in range(1, 21)])
     settings = workspace.settings()
     settings["executor"]["limits"].update(wall_seconds=60, cpu_seconds=30, memory_mb=2048)
-    tools = registered_tools(settings)
-    invocation = make_invocation("run_code", {"code": ANALYSIS}, call_id="call-analysis")
+    observer = RecordingObserver()
+    manager = make_plugin_manager(
+        load_entry_points=False, plugins=[tools_plugin, executor_plugin, ObserverPlugin(observer)]
+    )
+    run_tools = build_tools(manager, settings)
+    sink = CollectingSink()
+    context = TurnContext("run-csv", "ctx", 1, sink, ExternalWaits("run-csv", "ctx", sink.emit))
 
-    output = asyncio.run(tool_output(tools["run_code"].handler, invocation))
-    assert isinstance(output, ToolOutput)
-    result = as_tool_result(invocation.call, output)
+    async def scenario() -> tuple[Message, Message]:
+        analysis = await run_tools.dispatcher.dispatch(
+            ToolCall("call-analysis", "run_code", {"code": ANALYSIS}), context
+        )
+        environment = await run_tools.dispatcher.dispatch(ToolCall("call-env", "execution_environment", {}), context)
+        return analysis, environment
+
+    result, environment = asyncio.run(scenario())
 
     assert result.status is ToolResultStatus.OK, result.content
     assert "n=20 mean_response=27.25 slope=2.500" in result.content
     revision = result.metadata["environment_revision"]
     assert revision.startswith("env-")
+    assert result.metadata["sandbox"] == {"mode": "bubblewrap", "network_allowed": False}
     artifacts = {a["name"]: a for a in result.metadata["artifacts"]}
     assert sorted(artifacts) == ["dose_response.png", "figure-1.png", "figure-2.png", "summary.csv"]
     figure = artifacts["dose_response.png"]
@@ -90,10 +123,11 @@ def test_csv_analysis_produces_a_figure_artifact_with_its_environment_revision(
     assert artifacts["summary.csv"]["media_type"] == "text/csv"
     assert Path(artifacts["summary.csv"]["path"]).read_text() == "n,slope\n20,2.500\n"
 
-    environment = asyncio.run(
-        tool_output(tools["execution_environment"].handler, make_invocation("execution_environment", {}))
-    )
-    assert isinstance(environment, ToolOutput)
+    observed = {name: (action, message) for name, action, message in observer.seen}
+    action, observed_result = observed["run_code"]
+    assert action is ToolAction.CODE
+    assert observed_result.metadata["environment_revision"] == revision
+    assert observed_result.metadata["artifacts"] == result.metadata["artifacts"]
     assert environment.metadata["environment_revision"] == revision
     assert "matplotlib==" in environment.content
 

@@ -17,6 +17,7 @@ from .session import SessionPool
 
 _CODE = {"type": "string", "description": "Python source code."}
 _TIMEOUT = {"type": "integer", "minimum": 1, "description": "Wall-clock seconds (capped by the configured limit)."}
+_STARTUP_ALLOWANCE_S = 60
 _JOB_ID = {
     "type": "object",
     "properties": {"job_id": {"type": "string"}},
@@ -133,7 +134,12 @@ class ExecutorToolkit:
         return ToolOutput(text, {"environment_revision": record.revision})
 
     def definitions(self) -> list[ToolDefinition]:
-        """The tool definitions, bound to this toolkit."""
+        """The tool definitions, bound to this toolkit.
+
+        Their dispatcher timeouts leave room beyond the wall-clock limit (the sandbox's own
+        limit fires first, with a precise status) for the environment probe and kernel start.
+        """
+        wall = self.executor.config.limits.wall_seconds
         return [
             ToolDefinition(
                 name="run_code",
@@ -149,6 +155,7 @@ class ExecutorToolkit:
                 },
                 handler=_guarded(self.run_code),
                 action=ToolAction.CODE,
+                timeout_s=wall + _STARTUP_ALLOWANCE_S,
                 specifier=lambda arguments: "python",
             ),
             ToolDefinition(
@@ -170,6 +177,7 @@ class ExecutorToolkit:
                 },
                 handler=_guarded(self.python_session),
                 action=ToolAction.CODE,
+                timeout_s=wall + 2 * _STARTUP_ALLOWANCE_S,
                 specifier=lambda arguments: str(arguments.get("session") or "default"),
             ),
             ToolDefinition(
@@ -183,6 +191,7 @@ class ExecutorToolkit:
                 },
                 handler=_guarded(self.submit_job),
                 action=ToolAction.REMOTE_JOB,
+                timeout_s=_STARTUP_ALLOWANCE_S,
                 specifier=lambda arguments: "local",
             ),
             ToolDefinition(
