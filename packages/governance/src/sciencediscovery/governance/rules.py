@@ -112,10 +112,6 @@ class RuleSet:
         ]
         return cls(rules=rules, default=default)
 
-    def first_match(self, effect: Effect, tool: str, specifier: str) -> Rule | None:
-        """The first rule of ``effect`` that covers the call, if any."""
-        return self._first(effect, tool, specifiers.exact_view(specifier), specifiers.broad_view(specifier))
-
     def evaluate(self, tool: str, specifier: str) -> Verdict:
         """Deny, then ask, then allow, regardless of rule order; otherwise the default."""
         exact, broad = specifiers.exact_view(specifier), specifiers.broad_view(specifier)

@@ -1,8 +1,10 @@
 """PermissionService: the current epoch, rules, grants, decision queue and audit log of one session.
 
 Authorization order for one call: the epoch's hard limits (read-only mounts,
-network policy), then deny rules, then standing grants of the current epoch,
-then ask rules, allow rules and the default. An ``ask`` enqueues a request
+network policy), then the rules (deny, ask, allow, default). A matching deny
+rule or allow rule decides; what would be asked (or denied only by the
+default) is allowed by a standing grant of the current epoch if one matches,
+and otherwise asked (or denied). An ``ask`` enqueues a request
 and waits for it as an external wait; a timeout resolves it as deny. An
 allowance is returned only if the epoch it was decided under is still the
 current one at the moment of return (there is no ``await`` in between).
@@ -99,16 +101,15 @@ class PermissionService:
         limit = self._epoch_limit(call)
         if limit is not None:
             return self._final(call, False, limit, "epoch", epoch_id)
-        deny = self.rules.first_match(Effect.DENY, tool, specifier)
-        if deny is not None:
-            return self._final(call, False, f"matches {deny.text}", f"rule:deny:{deny.text}", epoch_id)
-        grant = self._matching_grant(call)
-        if grant is not None:
-            return self._final(call, True, f"granted by {grant.rule.text}", f"grant:{grant.grant_id}", epoch_id)
         verdict = self.rules.evaluate(tool, specifier)
         reason = f"matches {verdict.rule.text}" if verdict.rule else f"no rule matches; default {verdict.effect}"
-        if verdict.effect is not Effect.ASK:
+        if verdict.effect is Effect.ALLOW or (verdict.effect is Effect.DENY and verdict.rule is not None):
             return self._final(call, verdict.effect is Effect.ALLOW, reason, verdict.source, epoch_id)
+        grant = self._matching_grant(call)  # a grant answers what would otherwise be asked (or default-denied)
+        if grant is not None:
+            return self._final(call, True, f"granted by {grant.rule.text}", f"grant:{grant.grant_id}", epoch_id)
+        if verdict.effect is Effect.DENY:
+            return self._final(call, False, reason, verdict.source, epoch_id)
         return await self._ask(call, reason, verdict.source, waits)
 
     def _epoch_limit(self, call: _Call) -> str | None:
@@ -177,7 +178,7 @@ class PermissionService:
     def _final(
         self, call: _Call, allowed: bool, reason: str, source: str, epoch_id: str, request_id: str | None = None
     ) -> Authorization:
-        if epoch_id != self._epoch.epoch_id:  # defensive: never hand out an allowance of an older epoch
+        if epoch_id != self._epoch.epoch_id:  # the epoch rotated while a person was deciding
             allowed, reason, source = False, f"epoch {epoch_id} is no longer current", "epoch_rotation"
         self._audit(call, "allow" if allowed else "deny", source, reason, epoch_id, request_id)
         return Authorization(allowed, reason, source, epoch_id, request_id)
