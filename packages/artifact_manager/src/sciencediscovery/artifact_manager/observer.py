@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from sciencediscovery.runtime_core import TRUST_KEY, Message, ToolResultStatus
+from sciencediscovery.runtime_core import Message, ToolResultStatus
 from sciencediscovery.tools.definitions import ToolDefinition, ToolInvocation, Trust
 
 from .errors import ArtifactPathError
@@ -29,25 +29,21 @@ def unregistered_files(metadata: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     ]
 
 
-def _trusted(tool: ToolDefinition, result: Message) -> bool:
-    """Only trusted tools may name local files to copy: untrusted (remote) output could point at any file."""
-    return tool.trust is Trust.TRUSTED and result.metadata.get(TRUST_KEY, Trust.TRUSTED.value) == Trust.TRUSTED.value
-
-
 class ArtifactObserver:
     """A :class:`ToolObserver` that stores every file a successful tool result announces.
 
     Each registration links the artifact to the run, context, tool call and
     tool, and to the ``environment_revision`` the producer reported. Paths that
     no longer exist are skipped (the tool's result still names them), and so are
-    announcements of untrusted tools or untrusted output.
+    announcements of untrusted tools (remote content must not choose local files to copy).
     """
 
     def __init__(self, store: ArtifactStore) -> None:
         self.store = store
 
     async def after(self, invocation: ToolInvocation, tool: ToolDefinition, result: Message) -> None:
-        if result.status is not ToolResultStatus.OK or not _trusted(tool, result):
+        if result.status is not ToolResultStatus.OK or tool.trust is not Trust.TRUSTED:
+            # an untrusted (remote) tool could name any local file to copy
             return
         context = invocation.context
         for entry in unregistered_files(result.metadata):
