@@ -18,6 +18,7 @@ from sciencediscovery.governance import (
     InvalidDecisionError,
     PermissionService,
     RuleError,
+    RuleSet,
     StaleEpochError,
     UnknownGrantError,
     UnknownRequestError,
@@ -127,6 +128,19 @@ def test_once_grants_are_used_up(service: PermissionService) -> None:
     service.grant("list_files(out)", "once")
     assert asyncio.run(_authorize(service, "list_files", "out")).allowed
     assert service.grants() == []
+
+
+def test_once_grants_are_spent_only_where_needed(service: PermissionService) -> None:
+    grant = service.grant("read_file(data/**)", "once")
+    assert asyncio.run(_authorize(service, "read_file", "data/raw.csv")).source == "rule:allow:read_file(data/**)"
+    assert service.grants() == [grant]  # the allow rule decided; the grant is still there
+
+
+def test_grants_answer_a_default_deny(make_service: Callable[..., PermissionService]) -> None:
+    service = make_service(rules=RuleSet(default="deny"))
+    assert not asyncio.run(_authorize(service, "list_files", "out")).allowed
+    service.grant("list_files(out)", "session")
+    assert asyncio.run(_authorize(service, "list_files", "out")).allowed
 
 
 def test_revoked_grants_stop_allowing(service: PermissionService) -> None:
