@@ -114,3 +114,25 @@ def test_broken_entry_point_is_a_plugin_error_naming_it(installed_plugins):
         PluginError, match=r"entry point 'bonjour' .* from sd-test-bonjour failed to load.*missing numpy"
     ):
         make_plugin_manager(environ={})
+
+
+def test_register_event_sinks_collects_plugin_sinks():
+    from sciencediscovery.runtime_core import CollectingSink
+
+    class Metrics:
+        def __init__(self):
+            self.sink = CollectingSink()
+
+        @hookimpl
+        def register_event_sinks(self, register, settings):
+            if settings.get("metrics"):
+                register(self.sink)
+
+    plugin = Metrics()
+    manager = make_plugin_manager(load_entry_points=False, plugins=[plugin])
+    found = []
+    manager.hook.register_event_sinks(register=found.append, settings={"metrics": True})
+    assert found == [plugin.sink]
+    none = []
+    manager.hook.register_event_sinks(register=none.append, settings={})
+    assert none == []

@@ -7,9 +7,11 @@ and add them through :func:`add_hookspecs`, the way pytest plugins use
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .plugins import hookspec
+from .ports import RunEventSink
 
 
 @hookspec(historic=True)
@@ -18,4 +20,13 @@ def add_hookspecs(plugin_manager: Any) -> None:
 
     Called once for every plugin as it is registered, so a package that owns
     hooks makes them known before anything implements them is validated.
+    """
+
+
+@hookspec
+def register_event_sinks(register: Callable[[RunEventSink], None], settings: Mapping[str, Any]) -> None:
+    """Register sinks that receive every event of a run (provenance manifests, memory observations, metrics).
+
+    ``settings`` is the run's configuration from the composition root. Sinks
+    must not block; a sink that raises fails the run.
     """
