@@ -51,6 +51,7 @@ def test_gate_uses_the_tool_specifier_and_action(service: PermissionService) -> 
     allowed = asyncio.run(gate.check(_invocation({"path": "data/raw.csv"}), read))
     assert allowed.allowed
     assert allowed.source == "rule:allow:read_file(data/**)"
+    assert allowed.metadata == {"permission_epoch": service.epoch.epoch_id}
     denied = asyncio.run(gate.check(_invocation({"path": "data//secret/../secret/k"}), read))
     assert not denied.allowed
     write = _tool("write_file", ToolAction.WRITE, lambda arguments: arguments["path"])

@@ -145,6 +145,19 @@ def test_every_gate_must_allow(context: Any, sink: CollectingSink) -> None:
     assert "test-policy" in failures(sink)[0].detail
 
 
+def test_allowing_gates_stamp_their_metadata_on_the_result(context: Any) -> None:
+    class EpochGate:
+        async def check(self, invocation: ToolInvocation, tool: ToolDefinition) -> GateDecision:
+            return GateDecision(True, "", "epoch-gate", metadata={"permission_epoch": "ep-7"})
+
+    tool = ToolDefinition("read_file", "", SCHEMA, Counter())
+    dispatcher = GovernedToolDispatcher(ToolRegistry([tool]), gates=[EpochGate(), Gate(True)])
+    result = dispatch(dispatcher, ToolCall(id="c1", name="read_file", arguments={"path": "a.csv"}), context())
+    assert result.status is ToolResultStatus.OK
+    assert result.metadata["permission_epoch"] == "ep-7"
+    assert result.metadata["trust"] == "trusted"
+
+
 def test_a_failing_gate_fails_closed(tool: Callable[..., ToolDefinition], context: Any, sink: CollectingSink) -> None:
     class Broken:
         async def check(self, invocation: ToolInvocation, tool: ToolDefinition) -> GateDecision:

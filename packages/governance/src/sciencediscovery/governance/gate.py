@@ -6,6 +6,9 @@ from sciencediscovery.tools.definitions import GateDecision, ToolDefinition, Too
 
 from .service import PermissionService
 
+PERMISSION_EPOCH_KEY = "permission_epoch"
+"""Result metadata key naming the permission epoch a call was allowed under (provenance records it)."""
+
 
 class PermissionGate:
     """Asks the session's :class:`PermissionService` about every invocation before its handler runs."""
@@ -27,4 +30,6 @@ class PermissionGate:
             context_id=context.context_id,
             waits=context.waits,
         )
-        return GateDecision(verdict.allowed, verdict.reason, verdict.source)
+        return GateDecision(
+            verdict.allowed, verdict.reason, verdict.source, metadata={PERMISSION_EPOCH_KEY: verdict.epoch_id}
+        )

@@ -89,11 +89,16 @@ class ToolDefinition:
 
 @attrs.frozen
 class GateDecision:
-    """A gate's verdict on one invocation. ``allowed=False`` becomes a ``permission_denied`` result."""
+    """A gate's verdict on one invocation. ``allowed=False`` becomes a ``permission_denied`` result.
+
+    ``metadata`` of an allowing decision is copied onto the call's result (e.g.
+    the permission epoch the call ran under, which provenance records).
+    """
 
     allowed: bool
     reason: str = ""
     source: str = ""
+    metadata: Mapping[str, Any] = attrs.field(factory=dict)
 
     @classmethod
     def allow(cls, reason: str = "", source: str = "") -> GateDecision:

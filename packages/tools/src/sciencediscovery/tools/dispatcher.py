@@ -153,13 +153,15 @@ class GovernedToolDispatcher:
     async def _run(self, invocation: ToolInvocation, tool: ToolDefinition) -> Message:
         call, context = invocation.call, invocation.context
         try:
-            await self._check_gates(invocation, tool)
+            granted = await self._check_gates(invocation, tool)
             output = await self._execute(invocation, tool)
         except _Failure as failure:
             return self._error(call, context, tool, failure)
-        return self._finish(invocation, tool, output)
+        return self._finish(invocation, tool, output, granted)
 
-    async def _check_gates(self, invocation: ToolInvocation, tool: ToolDefinition) -> None:
+    async def _check_gates(self, invocation: ToolInvocation, tool: ToolDefinition) -> dict[str, Any]:
+        """Every gate must allow; returns the metadata the allowing gates attach to the result."""
+        granted: dict[str, Any] = {}
         for gate in self.gates:
             try:
                 decision = await gate.check(invocation, tool)
@@ -175,6 +177,8 @@ class GovernedToolDispatcher:
                     f"Permission denied for {tool.name!r}: {decision.reason or 'no reason given'}",
                     f"gate {type(gate).__name__} (source {decision.source or 'unspecified'}) denied: {decision.reason}",
                 )
+            granted.update(decision.metadata)
+        return granted
 
     async def _execute(self, invocation: ToolInvocation, tool: ToolDefinition) -> ToolOutput:
         seconds = tool.timeout_s or self.settings.timeout_s
@@ -208,7 +212,9 @@ class GovernedToolDispatcher:
         return _Failure(ErrorKind.TOOL_EXCEPTION.value, f"Tool {tool.name!r} failed: {last}", error)
 
     # -- results ----------------------------------------------------------------
-    def _finish(self, invocation: ToolInvocation, tool: ToolDefinition, output: ToolOutput) -> Message:
+    def _finish(
+        self, invocation: ToolInvocation, tool: ToolDefinition, output: ToolOutput, granted: Mapping[str, Any]
+    ) -> Message:
         call, context = invocation.call, invocation.context
         declared = output.metadata.get(TRUST_KEY)
         trust = Trust.UNTRUSTED if Trust.UNTRUSTED in (tool.trust, declared) else Trust.TRUSTED
@@ -252,6 +258,7 @@ class GovernedToolDispatcher:
                 )
             )
         metadata = {key: value for key, value in output.metadata.items() if key not in (TRUST_KEY, OUTPUT_REF_KEY)}
+        metadata.update(granted)
         metadata[TRUST_KEY] = trust.value
         if ref is not None:
             metadata[OUTPUT_REF_KEY] = ref
