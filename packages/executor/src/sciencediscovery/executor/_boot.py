@@ -1,7 +1,7 @@
 """Runs first inside the sandbox, with the sandbox's interpreter (never imported by the executor).
 
 ``python -s -B -c <this source> <json>``: applies the resource limits as hard limits, then
-runs a script read from stdin (``script``), replaces itself with an ipykernel (``kernel``)
+runs a script read from stdin (``script``), replaces itself with the ipykernel command it was given (``kernel``)
 or writes the interpreter's environment facts to ``environment.json`` (``probe``).
 """
 
@@ -82,8 +82,7 @@ def main() -> None:
     if mode == "script":
         _run_script(config)
     elif mode == "kernel":
-        argv = [sys.executable, "-s", "-B", "-m", "ipykernel_launcher", "-f", config["connection_file"]]
-        os.execv(sys.executable, argv)
+        os.execv(config["argv"][0], config["argv"])
     elif mode == "probe":
         _probe(config)
     else:

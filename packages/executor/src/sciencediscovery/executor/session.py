@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from queue import Empty
 
+from ipykernel.kernelspec import make_ipkernel_cmd
 from jupyter_client.asynchronous.client import AsyncKernelClient
 from jupyter_client.connect import write_connection_file
 
@@ -31,6 +32,12 @@ from .sandbox import SandboxMode
 _ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 _INTERRUPT_GRACE_S = 10.0
 _STARTUP_TIMEOUT_S = 60.0
+
+
+def kernel_command(python: str, connection_file: Path) -> list[str]:
+    """ipykernel's own launch command for ``python`` (no user site, no bytecode files)."""
+    command = make_ipkernel_cmd(executable=python, python_arguments=["-s", "-B"])
+    return [part.replace("{connection_file}", str(connection_file)) for part in command]
 
 
 class KernelSession:
@@ -68,7 +75,7 @@ class KernelSession:
             self._outputs,
             cpu_seconds=executor.config.limits.session_cpu_seconds,
             shared_dirs=[self._runtime_dir],
-            extra={"connection_file": str(connection_file)},
+            extra={"argv": kernel_command(executor.config.python, connection_file)},
         )
         log = (self._runtime_dir / "kernel.log").open("wb")
         self._launch, self._mode = launch, mode
