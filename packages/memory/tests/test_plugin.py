@@ -48,3 +48,24 @@ def test_register_context_contributors_gives_the_memory_context_factory(settings
     [attachment] = asyncio.run(contributor.contribute(request)).attachments
     assert (attachment.id, attachment.source, attachment.trust.value) == ("memory.snapshot", "memory", "trusted_data")
     assert "[TP53] is a tumour suppressor" in attachment.content
+
+
+def test_register_event_sinks_gives_an_observation_sink_writing_final_answers(settings) -> None:
+    from sciencediscovery.runtime_core import Message, ModelOutput, Usage
+
+    manager = make_plugin_manager(environ=SWITCH)
+    sinks = []
+    manager.hook.register_event_sinks(register=sinks.append, settings=settings)
+    [sink] = [s for s in sinks if isinstance(s, ObservationSink)]
+    sink.emit(
+        ModelOutput(
+            run_id="run-1",
+            context_id="ctx-9",
+            turn=1,
+            message=Message.assistant("TP53 loss drives resistance"),
+            finish_reason="stop",
+            usage=Usage(),
+        )
+    )
+    recent = open_graph(settings["data_dir"]).recent(context_id="ctx-9")
+    assert any("TP53 loss drives resistance" in observation.text for observation in recent)

@@ -24,3 +24,10 @@ def test_register_tools_register_tool_observers_and_register_state_channels(sett
     assert {"record_claim", "list_claims", "review_checkpoint"} <= {tool.name for tool in tools}
     assert any(isinstance(observer, ProvenanceRecorder) for observer in observers)
     assert any(isinstance(channel, ReviewsChannel) for channel in discover_state_channels(manager, settings))
+
+
+def test_register_event_sinks_gives_the_recorder(settings) -> None:
+    manager = make_plugin_manager(environ={"SCIENCEDISCOVERY_LOAD_PLUGINS": "tools,context,provenance"})
+    sinks = []
+    manager.hook.register_event_sinks(register=sinks.append, settings=settings)
+    assert any(isinstance(sink, ProvenanceRecorder) for sink in sinks)

@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from sciencediscovery.context import ContextContributorFactory, StateChannel
-from sciencediscovery.runtime_core import hookimpl
+from sciencediscovery.runtime_core import RunEventSink, hookimpl
 from sciencediscovery.tools.definitions import ToolDefinition, ToolObserver
 
 from .channels import MemoryChannel
@@ -43,3 +43,9 @@ def register_context_contributors(
 def register_state_channels(register: Callable[[StateChannel], None], settings: Mapping[str, Any]) -> None:
     """The ``memory`` channel."""
     register(MemoryChannel())
+
+
+@hookimpl
+def register_event_sinks(register: Callable[[RunEventSink], None], settings: Mapping[str, Any]) -> None:
+    """The observation sink as a run-event sink: final answers and run outcomes become observations."""
+    register(ObservationSink(memory_client(settings), skip_tools=_OWN_TOOLS))

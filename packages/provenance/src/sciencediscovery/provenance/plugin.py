@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from sciencediscovery.context import StateChannel
-from sciencediscovery.runtime_core import hookimpl
+from sciencediscovery.runtime_core import RunEventSink, hookimpl
 from sciencediscovery.tools.definitions import ToolDefinition, ToolObserver
 
 from .channels import ReviewsChannel
@@ -35,3 +35,9 @@ def register_tool_observers(register: Callable[[ToolObserver], None], settings: 
 def register_state_channels(register: Callable[[StateChannel], None], settings: Mapping[str, Any]) -> None:
     """The ``reviews`` channel."""
     register(ReviewsChannel())
+
+
+@hookimpl
+def register_event_sinks(register: Callable[[RunEventSink], None], settings: Mapping[str, Any]) -> None:
+    """The provenance recorder as a run-event sink: runs, model-turn manifests and committed tool results."""
+    register(ProvenanceRecorder(store_for(settings)))
