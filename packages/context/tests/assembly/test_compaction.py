@@ -110,7 +110,7 @@ def test_results_without_a_ref_are_left_for_the_summarizer() -> None:
     text = checkpoint_text(result.history[1])
     assert [line[3:] for line in text.splitlines() if line.startswith("## ")] == list(CHECKPOINT_SECTIONS)
     assert result.history[-2:] == long[-2:]
-    assert summary.source_messages == result.report.summarized_messages > 0
+    assert result.report.summarized_messages == sum(s.source_messages for s in result.report.summaries) > 0
     check_pairing(result.history)
 
 
@@ -144,11 +144,11 @@ def test_a_checkpoint_not_smaller_than_its_source_is_rejected_and_retried() -> N
     long = history(6, ref=False)
     bloated = "## Next step\n" + "word " * 100_000
     good = "## Primary request and intent\nReview TP53.\n## Next step\nSearch again."
-    summarizer = Scripted([bloated, good])
-    result = compact(long, pressure=1000, limit=20_000, summarizer=summarizer)
-    summary = result.report.summary
+    summarizer = Scripted([bloated, good, good, good])
+    result = compact(long, pressure=1000, limit=20_000, summarizer=summarizer, attempts=2)
+    summary = result.report.summaries[0]
     assert summary is not None and (summary.status, summary.attempts, summary.rejections) == ("accepted", 2, 1)
-    assert [r.attempt for r in summarizer.requests] == [1, 2]
+    assert [r.attempt for r in summarizer.requests][:2] == [1, 2]
     assert summarizer.requests[0].messages and summarizer.requests[0].messages[0].role.value == "assistant"
 
 

@@ -63,9 +63,12 @@ def _recovery(request: AssemblyRequest) -> dict[str, Any] | None:
     return {"attempt": request.recovery_attempt, "reason": request.recovery_reason}
 
 
-def _write_trace(writer: TraceWriter | None, request: AssemblyRequest, document: dict[str, Any]) -> None:
+def _write_trace(
+    writer: TraceWriter | None, request: AssemblyRequest, document: Callable[[], dict[str, Any]]
+) -> None:
+    """Build and write the trace document, only when tracing is on."""
     if writer is not None:
-        writer.write(request.context_id, request.turn, request.recovery_attempt, document)
+        writer.write(request.context_id, request.turn, request.recovery_attempt, document())
 
 
 class DefaultContextAssembler:
@@ -108,7 +111,7 @@ class DefaultContextAssembler:
         _write_trace(
             self.trace_writer,
             request,
-            {
+            lambda: {
                 "mode": "legacy",
                 "scope": self.scope.value,
                 "selectedPath": "legacy",
@@ -215,7 +218,8 @@ class DynamicContextAssembler:
         )
         return collection, admitted, self.renderer.render(admitted.sections)
 
-    async def build(self, request: AssemblyRequest) -> Candidate:
+    async def build(self, request: AssemblyRequest, *, traced: bool = True) -> Candidate:
+        """Run the pipeline; trace fields are only built when ``traced``."""
         session = self._session(request)
         budget = self.budget
         history, dropped = compact_message_count(request.history, self.settings.max_messages)
@@ -247,6 +251,8 @@ class DynamicContextAssembler:
             limit=budget.limit,
             ledger=self.ledger,
         )
+        if not traced:
+            return Candidate(history, model_input, {})
         trace = {
             "tokenizer": self.ledger.name,
             "budgets": budget.as_json(),
@@ -291,14 +297,14 @@ class DynamicContextAssembler:
 
     async def assemble(self, request: AssemblyRequest) -> AssembledContext:
         try:
-            candidate = await self.build(request)
+            candidate = await self.build(request, traced=self.trace_writer is not None)
         except ContextError as error:
-            _write_trace(self.trace_writer, request, self._failure(request, "dynamic", error))
+            _write_trace(self.trace_writer, request, lambda: self._failure(request, "dynamic", error))
             raise
         _write_trace(
             self.trace_writer,
             request,
-            {
+            lambda: {
                 "mode": "dynamic",
                 "scope": self.scope.value,
                 "selectedPath": "dynamic",
@@ -332,6 +338,7 @@ def _compaction_trace(
         "estimatedTokensAfter": report.tokens_after,
         "messageCountDropped": dropped,
         "compactedToolOutputRefs": list(report.compacted_refs),
+        "summaryPasses": len(report.summaries),
         "summary": None
         if summary is None
         else {
@@ -409,13 +416,13 @@ class ShadowContextAssembler:
     async def assemble(self, request: AssemblyRequest) -> AssembledContext:
         selected = self.legacy.build(request)
         try:
-            candidate = (await self.dynamic.build(request)).trace
+            candidate = (await self.dynamic.build(request, traced=self.trace_writer is not None)).trace
         except ContextError as error:
             candidate = {"candidateError": {"type": type(error).__name__, "message": str(error)}}
         _write_trace(
             self.trace_writer,
             request,
-            {
+            lambda: {
                 "mode": "shadow",
                 "scope": self.dynamic.scope.value,
                 "selectedPath": "legacy",

@@ -50,11 +50,16 @@ class CompactionReport:
     tokens_after: int
     message_count_dropped: int = 0
     compacted_refs: tuple[str, ...] = ()
-    summary: SummaryOutcome | None = None
+    summaries: tuple[SummaryOutcome, ...] = ()
+
+    @property
+    def summary(self) -> SummaryOutcome | None:
+        """The last checkpoint pass of this turn, if any."""
+        return self.summaries[-1] if self.summaries else None
 
     @property
     def summarized_messages(self) -> int:
-        return self.summary.source_messages if self.summary and self.summary.status == "accepted" else 0
+        return sum(s.source_messages for s in self.summaries if s.status == "accepted")
 
 
 @attrs.frozen
@@ -135,11 +140,12 @@ class HistoryCompactor:
     1. old stored tool-result bodies (with an ``output_ref``) become a head/tail
        preview plus their ``read_tool_output`` reference, oldest first, until
        the pressure is gone (the newest step only when nothing else is left);
-    2. if pressure remains, the oldest closed steps are summarized into the
-       standing checkpoint while a recent suffix of about ``recent_percent`` of
-       the limit stays verbatim. A checkpoint not smaller than its source is
-       rejected and retried up to ``attempts`` times; failure keeps step 1's
-       result.
+    2. while pressure remains, the oldest closed steps (at most
+       ``source_percent`` of the limit per pass, up to ``max_passes`` passes)
+       are summarized into the standing checkpoint while a recent suffix of
+       about ``recent_percent`` of the limit stays verbatim. A checkpoint not
+       smaller than its source is rejected and retried up to ``attempts``
+       times; failure keeps step 1's result.
     """
 
     def __init__(
@@ -150,12 +156,14 @@ class HistoryCompactor:
         attempts: int = 2,
         recent_percent: int = 30,
         source_percent: int = 50,
+        max_passes: int = 64,
     ) -> None:
         self.summarizer = summarizer
         self.ledger = ledger
         self.attempts = attempts
         self.recent_percent = recent_percent
         self.source_percent = source_percent
+        self.max_passes = max_passes
 
     async def compact(
         self,
@@ -173,12 +181,17 @@ class HistoryCompactor:
             return CompactionResult(history, CompactionReport(None, before, before))
         reason = "forced" if force else "pressure"
         history, refs = self._preview_tool_bodies(history, fixed_tokens, pressure, force)
-        summary = None
+        summaries: list[SummaryOutcome] = []
         total = fixed_tokens + self.ledger.messages(history)
-        if total >= pressure or force:
-            history, summary = await self._summarize(history, limit, identity)
+        while (total >= pressure or (force and not summaries)) and len(summaries) < self.max_passes:
+            history, outcome = await self._summarize(history, limit, identity)
+            if outcome.status == "nothing_to_summarize" and summaries:
+                break
+            summaries.append(outcome)
             total = fixed_tokens + self.ledger.messages(history)
-        return CompactionResult(history, CompactionReport(reason, before, total, 0, refs, summary))
+            if outcome.status != "accepted":
+                break
+        return CompactionResult(history, CompactionReport(reason, before, total, 0, refs, tuple(summaries)))
 
     def _preview_tool_bodies(
         self, history: tuple[Message, ...], fixed: int, pressure: int, force: bool
