@@ -81,6 +81,11 @@ def _no_secrets(result: ExecutionResult, ctx: dict[str, Any]) -> None:
         assert value not in result.stdout.text and value not in result.stderr.text
 
 
+def _no_setid_files(result: ExecutionResult, ctx: dict[str, Any]) -> None:
+    for path in ctx["workspace"].data.iterdir():
+        assert not path.lstat().st_mode & 0o6000, f"{path.name} carries a setuid/setgid bit"
+
+
 def _no_symlink_artifact(result: ExecutionResult, ctx: dict[str, Any]) -> None:
     assert [a.name for a in result.artifacts] == ["plain.txt"]
 
@@ -229,6 +234,40 @@ PRIVILEGE = [
     ),
 ]
 
+SETID = [
+    Attempt(
+        "setuid-bit-in-writable-mount",
+        refused("""
+        open('/workspace/data/tool', 'w').close()
+        os.chmod('/workspace/data/tool', 0o4755)
+    """),
+        check=_no_setid_files,
+    ),
+    Attempt(
+        "setgid-bit-by-descriptor",
+        refused("""
+        fd = os.open('/workspace/data/tool2', os.O_CREAT | os.O_WRONLY, 0o644)
+        os.fchmod(fd, 0o2755)
+    """),
+        check=_no_setid_files,
+    ),
+    Attempt(
+        "create-file-with-setuid-mode",
+        refused("os.open('/workspace/data/tool3', os.O_CREAT | os.O_WRONLY, 0o4755)"),
+        check=_no_setid_files,
+    ),
+    Attempt(
+        "foreign-syscall-abi",
+        """
+        libc = ctypes.CDLL(None, use_errno=True)
+        open('/workspace/data/tool4', 'w').close()
+        result = libc.syscall(0x40000000 + 90, b'/workspace/data/tool4', 0o4755)
+        print('REFUSED' if result == -1 else 'ESCAPED', ctypes.get_errno())
+    """,
+        check=_no_setid_files,
+    ),
+]
+
 PROCESSES = [
     Attempt(
         "kill-host-process",
@@ -357,7 +396,7 @@ SECRETS = [
     ),
 ]
 
-CATALOGUE = NETWORK + FILESYSTEM + PRIVILEGE + PROCESSES + SECRETS
+CATALOGUE = NETWORK + FILESYSTEM + PRIVILEGE + SETID + PROCESSES + SECRETS
 PREAMBLE = "import ctypes, http.client, json, os, signal, socket, subprocess, sys, threading, time, urllib.request\n"
 
 

@@ -70,6 +70,7 @@ async def run_bounded(
     capture_bytes: int,
     cgroup: PidsCgroup | None,
     signal_offset: bool,
+    pass_fds: tuple[int, ...] = (),
 ) -> ProcessOutcome:
     """Run ``argv`` to completion within the bounds; on cancellation kill it and re-raise."""
     process = await asyncio.create_subprocess_exec(
@@ -80,6 +81,7 @@ async def run_bounded(
         env=dict(env),
         cwd=cwd,
         start_new_session=True,
+        pass_fds=pass_fds,
     )
     buffers = (HeadTailBuffer(capture_bytes), HeadTailBuffer(capture_bytes))
     flooded = False

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -20,6 +21,7 @@ from .errors import ExecutorError, SandboxUnavailableError
 from .process import ProcessOutcome, run_bounded
 from .results import ExecutionResult
 from .sandbox import SANDBOX_OUTPUTS, ProcessLimit, SandboxLayout, SandboxMode, SandboxStatus, bwrap_argv, probe
+from .seccomp import setid_filter
 
 BOOTSTRAP_SOURCE = (Path(__file__).parent / "_boot.py").read_text()
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -34,10 +36,15 @@ class Launch:
     cwd: str | None
     cgroup: PidsCgroup | None
     mode: SandboxMode
+    pass_fds: tuple[int, ...] = ()
 
     def release(self) -> None:
+        """Remove the cgroup (killing what is left in it) and close the inherited descriptors."""
         if self.cgroup is not None:
             self.cgroup.remove()
+        for fd in self.pass_fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
 
 class Executor:
@@ -96,6 +103,7 @@ class Executor:
             "mounts": [{"name": m.name, "mode": m.mode.value} for m in self.config.mounts],
             "limits": attrs.asdict(self.config.limits),
             "process_limit": status.process_limit.value,
+            "seccomp": mode is SandboxMode.BUBBLEWRAP and setid_filter() is not None,
         }
 
     async def environment(self) -> EnvironmentRecord:
@@ -150,22 +158,32 @@ class Executor:
         command = [self.config.python, "-s", "-B", "-c", BOOTSTRAP_SOURCE, json.dumps(boot)]
         env = self.sandbox_environment(mode, outputs=inside_outputs, kernel=boot_mode == "kernel")
         first_mount = self.config.mounts[0] if self.config.mounts else None
+        seccomp_fd = None
         if mode is SandboxMode.BUBBLEWRAP:
-            if self._layout is None:
-                self._layout = await asyncio.to_thread(SandboxLayout.prepare, self.config)
+            layout = await self._sandbox_layout()
+            seccomp_fd = layout.open_seccomp()
             cwd = first_mount.sandbox_path if first_mount else "/tmp"
-            argv = bwrap_argv(self.config, self._layout, command, outputs=outputs, shared_dirs=shared_dirs, cwd=cwd)
+            argv = bwrap_argv(
+                self.config, layout, command, outputs=outputs, shared_dirs=shared_dirs, cwd=cwd, seccomp_fd=seccomp_fd
+            )
             host_cwd: str | None = "/"
         else:
             argv, host_cwd = command, str(first_mount.path if first_mount else outputs)
+        pass_fds = () if seccomp_fd is None else (seccomp_fd,)
         cgroup = None
         if status.process_limit is ProcessLimit.CGROUP:
             cgroup = PidsCgroup.create(limits.processes)
             if cgroup is None and mode is SandboxMode.BUBBLEWRAP:
+                Launch(argv, env, host_cwd, None, mode, pass_fds).release()
                 raise SandboxUnavailableError("the pids cgroup for the process limit could not be created")
         if cgroup is not None:
             argv = cgroup.launcher(argv)
-        return Launch(argv, env, host_cwd, cgroup, mode)
+        return Launch(argv, env, host_cwd, cgroup, mode, pass_fds)
+
+    async def _sandbox_layout(self) -> SandboxLayout:
+        if self._layout is None:
+            self._layout = await asyncio.to_thread(SandboxLayout.prepare, self.config)
+        return self._layout
 
     async def _run(
         self,
@@ -190,6 +208,7 @@ class Executor:
                 capture_bytes=limits.capture_bytes,
                 cgroup=launch.cgroup,
                 signal_offset=mode is SandboxMode.BUBBLEWRAP,
+                pass_fds=launch.pass_fds,
             )
         finally:
             launch.release()

@@ -21,6 +21,7 @@ import attrs
 
 from .cgroups import PidsCgroup
 from .config import ExecutorConfig, MountMode
+from .seccomp import setid_filter
 
 SANDBOX_OUTPUTS = "/outputs"
 SANDBOX_UID = 65534
@@ -112,6 +113,7 @@ class SandboxLayout:
     bwrap: str
     interpreter_paths: tuple[Path, ...]
     etc_dir: Path
+    seccomp: Path | None
 
     @classmethod
     def prepare(cls, config: ExecutorConfig) -> SandboxLayout:
@@ -119,7 +121,16 @@ class SandboxLayout:
         etc_dir.mkdir(parents=True, exist_ok=True)
         (etc_dir / "passwd").write_text(_PASSWD)
         (etc_dir / "group").write_text(_GROUP)
-        return cls(bwrap=config.bwrap or "bwrap", interpreter_paths=interpreter_paths(config.python), etc_dir=etc_dir)
+        program = setid_filter()
+        seccomp = None
+        if program is not None:
+            seccomp = etc_dir / "seccomp.bpf"
+            seccomp.write_bytes(program)
+        return cls(config.bwrap or "bwrap", interpreter_paths(config.python), etc_dir, seccomp)
+
+    def open_seccomp(self) -> int | None:
+        """A file descriptor of the compiled filter for ``--seccomp`` (the caller closes it)."""
+        return os.open(self.seccomp, os.O_RDONLY) if self.seccomp else None
 
 
 def bwrap_argv(
@@ -130,6 +141,7 @@ def bwrap_argv(
     outputs: Path | None,
     shared_dirs: Sequence[Path] = (),
     cwd: str,
+    seccomp_fd: int | None = None,
 ) -> list[str]:
     """The full ``bwrap`` command line running ``command`` under ``config``'s policy."""
     argv = [layout.bwrap, "--die-with-parent", "--new-session", "--unshare-all"]
@@ -162,6 +174,8 @@ def bwrap_argv(
         argv += ["--bind", str(outputs), SANDBOX_OUTPUTS]
     for shared in shared_dirs:
         argv += ["--bind", str(shared), str(shared)]
+    if seccomp_fd is not None:
+        argv += ["--seccomp", str(seccomp_fd)]
     argv += ["--remount-ro", "/", "--chdir", cwd, "--", *command]
     return argv
 
@@ -171,12 +185,25 @@ def probe(config: ExecutorConfig) -> SandboxStatus:
     limit = process_limit_method()
     if not config.bwrap or not Path(config.bwrap).exists():
         return SandboxStatus(False, f"bubblewrap is not installed (bwrap={config.bwrap!r})", limit)
+    seccomp_fd = None
     try:
         layout = SandboxLayout.prepare(config)
-        argv = bwrap_argv(config, layout, [config.python, "-s", "-c", "pass"], outputs=None, cwd="/tmp")
-        completed = subprocess.run(argv, capture_output=True, text=True, timeout=60, env={"PATH": "/usr/bin:/bin"})
+        seccomp_fd = layout.open_seccomp()
+        command = [config.python, "-s", "-c", "pass"]
+        argv = bwrap_argv(config, layout, command, outputs=None, cwd="/tmp", seccomp_fd=seccomp_fd)
+        completed = subprocess.run(
+            argv,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={"PATH": "/usr/bin:/bin"},
+            pass_fds=() if seccomp_fd is None else (seccomp_fd,),
+        )
     except (OSError, subprocess.SubprocessError) as error:
         return SandboxStatus(False, f"bubblewrap could not start: {error}", limit)
+    finally:
+        if seccomp_fd is not None:
+            os.close(seccomp_fd)
     if completed.returncode != 0:
         detail = completed.stderr.strip().splitlines()[-1:] or [f"exit code {completed.returncode}"]
         return SandboxStatus(False, f"bubblewrap failed: {detail[0]}", limit)

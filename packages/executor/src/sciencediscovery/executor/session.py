@@ -87,6 +87,7 @@ class KernelSession:
             env=launch.env,
             cwd=launch.cwd,
             start_new_session=True,
+            pass_fds=launch.pass_fds,
         )
         log.close()
         client = AsyncKernelClient()
