@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Awaitable, Callable, Collection, Mapping
+from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
 import attrs
@@ -89,14 +89,34 @@ class Diagnostic:
     severity: str = "info"
 
 
+def _sections(value: Iterable[SystemSection]) -> tuple[SystemSection, ...]:
+    return tuple(value)
+
+
+def _messages(value: Iterable[Message]) -> tuple[Message, ...]:
+    return tuple(value)
+
+
+def _attachments(value: Iterable[Attachment]) -> tuple[Attachment, ...]:
+    return tuple(value)
+
+
+def _diagnostics(value: Iterable[Diagnostic]) -> tuple[Diagnostic, ...]:
+    return tuple(value)
+
+
+def _scopes(value: Iterable[ContextScope | str]) -> frozenset[ContextScope]:
+    return frozenset(ContextScope(scope) for scope in value)
+
+
 @attrs.frozen
 class Contribution:
     """What one contributor adds to one model turn."""
 
-    sections: tuple[SystemSection, ...] = attrs.field(default=(), converter=tuple)
-    messages: tuple[Message, ...] = attrs.field(default=(), converter=tuple)
-    attachments: tuple[Attachment, ...] = attrs.field(default=(), converter=tuple)
-    diagnostics: tuple[Diagnostic, ...] = attrs.field(default=(), converter=tuple)
+    sections: tuple[SystemSection, ...] = attrs.field(default=(), converter=_sections)
+    messages: tuple[Message, ...] = attrs.field(default=(), converter=_messages)
+    attachments: tuple[Attachment, ...] = attrs.field(default=(), converter=_attachments)
+    diagnostics: tuple[Diagnostic, ...] = attrs.field(default=(), converter=_diagnostics)
 
 
 @attrs.frozen
@@ -150,9 +170,7 @@ class Contributor:
 
     id: str = attrs.field(validator=_non_empty)
     contribute_fn: ContributeFn
-    scopes: frozenset[ContextScope] = attrs.field(
-        default=frozenset(ContextScope), converter=lambda value: frozenset(ContextScope(s) for s in value)
-    )
+    scopes: frozenset[ContextScope] = attrs.field(default=frozenset(ContextScope), converter=_scopes)
     required: bool = False
 
     async def contribute(self, request: ContributionRequest) -> Contribution:
