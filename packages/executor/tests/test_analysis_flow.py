@@ -130,6 +130,9 @@ def test_csv_analysis_produces_a_figure_artifact_with_its_environment_revision(w
     assert observed_result.metadata["artifacts"] == result.metadata["artifacts"]
     assert environment.metadata["environment_revision"] == revision
     assert "matplotlib==" in environment.content
+    exported = {a["name"]: Path(a["path"]) for a in environment.metadata["artifacts"]}
+    assert sorted(exported) == ["environment.json", "requirements.txt"]
+    assert exported["requirements.txt"].read_text().startswith(f"# environment revision {revision}\n")
 
 
 def test_code_runs_with_the_sandbox_interpreter_in_the_workspace(

@@ -11,7 +11,13 @@ import attrs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sciencediscovery.executor import Distribution, EnvironmentRecord, Executor, ExecutorConfig
+from sciencediscovery.executor import (
+    Distribution,
+    EnvironmentRecord,
+    Executor,
+    ExecutorConfig,
+    environment_for_settings,
+)
 
 BASE = EnvironmentRecord(
     python_version="3.11.7",
@@ -85,3 +91,14 @@ def test_any_change_to_the_record_changes_the_revision(field: str, value: str, v
         assert changed.revision != BASE.revision
     bumped = attrs.evolve(BASE, distributions=(Distribution("numpy", version), BASE.distributions[1]))
     assert (bumped.revision == BASE.revision) == (version == "2.1.0")
+
+
+def test_the_composition_root_gets_the_same_revision_and_a_governance_summary(
+    shared_workspace: Any, sandboxed: Executor
+) -> None:
+    record = asyncio.run(environment_for_settings(shared_workspace.settings()))
+    assert record.revision == asyncio.run(sandboxed.environment()).revision
+    assert record.summary() == (
+        "code execution: bubblewrap sandbox, no network, mounts: data (read_write), reference (read_only); "
+        f"environment {record.revision}"
+    )

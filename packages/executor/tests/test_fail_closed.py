@@ -58,5 +58,6 @@ def test_opted_in_unsandboxed_execution_is_marked_everywhere(
     assert (workspace.data / "result.txt").read_text() == "done"
     record = asyncio.run(toolkit.executor.environment())
     assert record.sandbox["mode"] == "unsandboxed"
+    assert record.summary().startswith("code execution: UNSANDBOXED")
     assert output.metadata["environment_revision"] == record.revision
     assert record.revision != asyncio.run(sandboxed.environment()).revision

@@ -10,7 +10,7 @@ from .results import ENVIRONMENT_REVISION_KEY, SANDBOX_KEY, ExecutionResult
 from .runner import Executor
 from .sandbox import ProcessLimit, SandboxMode, SandboxStatus
 from .session import KernelSession, SessionPool
-from .tools import ExecutorToolkit
+from .tools import ExecutorToolkit, environment_for_settings
 
 __all__ = [
     "ARTIFACTS_KEY",
@@ -42,4 +42,5 @@ __all__ = [
     "SessionError",
     "SessionPool",
     "WorkspaceMount",
+    "environment_for_settings",
 ]

@@ -71,6 +71,17 @@ class EnvironmentRecord:
         canonical = json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
         return "env-" + hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
+    def summary(self) -> str:
+        """One line for a governance section: how code runs here, and under which revision."""
+        sandbox = self.sandbox
+        if sandbox.get("mode") == "unsandboxed":
+            how = "UNSANDBOXED (opted in with executor.allow_unsandboxed): no file-system or network isolation"
+        else:
+            network = "network allowed" if sandbox.get("network_allowed") else "no network"
+            mounts = ", ".join(f"{m['name']} ({m['mode']})" for m in sandbox.get("mounts", [])) or "no mounts"
+            how = f"{sandbox.get('mode')} sandbox, {network}, mounts: {mounts}"
+        return f"code execution: {how}; environment {self.revision}"
+
     def requirements(self) -> str:
         """A requirements file that recreates the environment (``pip install -r``).
 

@@ -8,10 +8,12 @@ from typing import Any
 
 from sciencediscovery.tools.definitions import ToolAction, ToolDefinition, ToolInvocation, ToolOutput
 
+from .artifacts import ARTIFACTS_KEY, collect
 from .config import ExecutorConfig
+from .environment import EnvironmentRecord
 from .errors import ExecutorError, SandboxUnavailableError
 from .remote import LocalSandboxJobs, RemoteExecutionPort
-from .results import SANDBOX_KEY
+from .results import ENVIRONMENT_REVISION_KEY, SANDBOX_KEY
 from .runner import Executor
 from .session import SessionPool
 
@@ -101,7 +103,7 @@ class ExecutorToolkit:
         else:
             await self.sessions.close(name)
             text = f"session {name!r} shut down"
-        return ToolOutput(text, {"environment_revision": record.revision, "session": name})
+        return ToolOutput(text, {ENVIRONMENT_REVISION_KEY: record.revision, "session": name})
 
     async def submit_job(self, invocation: ToolInvocation) -> ToolOutput:
         code, label = str(invocation.arguments["code"]), str(invocation.arguments.get("label") or invocation.call.id)
@@ -109,7 +111,7 @@ class ExecutorToolkit:
         record = await self.executor.environment()
         return ToolOutput(
             f"job {status.job_id} submitted ({status.state.value})",
-            {"job_id": status.job_id, "state": status.state.value, "environment_revision": record.revision},
+            {"job_id": status.job_id, "state": status.state.value, ENVIRONMENT_REVISION_KEY: record.revision},
         )
 
     async def job_status(self, invocation: ToolInvocation) -> ToolOutput:
@@ -129,9 +131,16 @@ class ExecutorToolkit:
 
     async def environment(self, invocation: ToolInvocation) -> ToolOutput:
         record = await self.executor.environment()
-        data = {"revision": record.revision, **record.to_json()}
-        text = json.dumps(data, indent=1) + "\n--- requirements.txt ---\n" + record.requirements()
-        return ToolOutput(text, {"environment_revision": record.revision})
+        data = json.dumps({"revision": record.revision, **record.to_json()}, indent=1)
+        outputs = self.executor.new_output_dir(_label(invocation))
+        (outputs / "environment.json").write_text(data + "\n")
+        (outputs / "requirements.txt").write_text(record.requirements())
+        artifacts = collect(outputs, environment_revision=record.revision, produced_by=invocation.call.id)
+        text = f"{record.summary()}\n{data}\n--- requirements.txt ---\n{record.requirements()}"
+        return ToolOutput(
+            text,
+            {ENVIRONMENT_REVISION_KEY: record.revision, ARTIFACTS_KEY: [a.to_metadata() for a in artifacts]},
+        )
 
     def definitions(self) -> list[ToolDefinition]:
         """The tool definitions, bound to this toolkit.
@@ -232,3 +241,13 @@ class ExecutorToolkit:
         await self.sessions.close_all()
         if isinstance(self.jobs, LocalSandboxJobs):
             await self.jobs.close()
+
+
+async def environment_for_settings(settings: Mapping[str, Any]) -> EnvironmentRecord:
+    """The environment record the executor tools will report under ``settings``.
+
+    For the composition root: put ``record.revision`` into the permission epoch
+    (governance's ``environment_revision`` setting) and show ``record.summary()`` in the
+    governance section. Raises :class:`SandboxUnavailableError` when execution will be refused.
+    """
+    return await Executor(ExecutorConfig.from_settings(settings)).environment()
