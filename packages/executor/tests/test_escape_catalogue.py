@@ -21,7 +21,7 @@ from typing import Any
 import attrs
 import pytest
 
-from sciencediscovery.executor import ExecutionResult, Executor
+from sciencediscovery.executor import ExecutionResult, Executor, ExecutorConfig
 
 CANARY = Path.home() / ".sciencediscovery-executor-canary"
 SECRET_VARIABLES = {"OPENAI_API_KEY": "sk-test-do-not-leak", "AWS_SECRET_ACCESS_KEY": "aws-do-not-leak"}
@@ -456,3 +456,16 @@ def test_attempt_is_refused_or_contained(attempt: Attempt, context: Any, leaky_h
     if attempt.check is not None:
         attempt.check(result, context)
     assert result.sandbox_mode.value == "bubblewrap"
+
+
+def test_network_is_reachable_only_when_the_epoch_allows_it(shared_workspace: Any, loopback_server: Any) -> None:
+    settings_value = shared_workspace.settings()
+    settings_value["network_allowed"] = True
+    executor = Executor(ExecutorConfig.from_settings(settings_value))
+    code = f"import urllib.request\nprint(urllib.request.urlopen('http://127.0.0.1:{loopback_server.port}/').read())"
+    before = loopback_server.requests
+    result = asyncio.run(executor.run_script(code, produced_by="networked"))
+    assert result.ok, result.stderr.text
+    assert "reached the host" in result.stdout.text
+    assert loopback_server.requests == before + 1
+    assert result.metadata()["sandbox"] == {"mode": "bubblewrap", "network_allowed": True}
