@@ -4,7 +4,9 @@ deptry checks third-party dependencies, but every distribution here shares the
 ``sciencediscovery`` namespace, which deptry cannot split. This script derives
 one import-linter ``forbidden`` contract per distribution from its pyproject
 (every sibling it does not declare is forbidden) and lets import-linter do the
-import analysis; a declared sibling that is never imported is reported too.
+import analysis; a declared sibling that is never imported is reported too, unless
+the pyproject lists it under ``[tool.sciencediscovery] plugin-dependencies`` (the
+service installs capability plugins it never imports).
 Run from the repository root inside an environment holding all packages
 (``nox -s architecture``).
 """
@@ -22,8 +24,14 @@ ROOT = Path(__file__).resolve().parent.parent
 PREFIX = "sciencediscovery-"
 
 
+def plugin_only(pyproject: Path) -> set[str]:
+    """Distributions a pyproject installs only for their entry-point plugins (never imported)."""
+    table = tomllib.loads(pyproject.read_text()).get("tool", {}).get("sciencediscovery", {})
+    return {name.lower() for name in table.get("plugin-dependencies", [])}
+
+
 def distributions() -> dict[str, tuple[str, set[str]]]:
-    """Distribution name -> (import name, declared sciencediscovery distributions)."""
+    """Distribution name -> (import name, declared and imported sciencediscovery distributions)."""
     found = {}
     for pyproject in sorted([*ROOT.glob("packages/*/pyproject.toml"), *ROOT.glob("services/*/pyproject.toml")]):
         project = tomllib.loads(pyproject.read_text())["project"]
@@ -32,7 +40,8 @@ def distributions() -> dict[str, tuple[str, set[str]]]:
             re.split(r"[\s\[<>=!~;]", requirement, maxsplit=1)[0].lower()
             for requirement in project.get("dependencies", [])
         }
-        found[project["name"]] = (f"sciencediscovery.{module_dirs[0]}", {d for d in declared if d.startswith(PREFIX)})
+        imported = {d for d in declared if d.startswith(PREFIX)} - plugin_only(pyproject)
+        found[project["name"]] = (f"sciencediscovery.{module_dirs[0]}", imported)
     return found
 
 

@@ -44,7 +44,7 @@ class ScriptComposer:
     def __init__(self, desk: Desk) -> None:
         self.desk = desk
 
-    def compose(self, session, history, sink):
+    async def compose(self, session, history, sink):
         objective = session.structured_input["objective"]
         desk = self.desk
 

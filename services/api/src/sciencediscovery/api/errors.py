@@ -31,3 +31,13 @@ class RunConflictError(ServiceError):
 
 class StoreError(ServiceError):
     """The session store could not read or write (a corrupt row, a locked or unreadable file)."""
+
+
+class UnknownPermissionRequestError(ServiceError, LookupError):
+    def __init__(self, request_id: str) -> None:
+        self.request_id = request_id
+        super().__init__(f"no pending permission request with id {request_id!r}")
+
+
+class DecisionConflictError(ServiceError):
+    """A decision arrived for a request that is already resolved or belongs to an older permission epoch."""

@@ -27,18 +27,35 @@ from .store import SessionRecord, SessionStore, StoreEventSink
 
 @attrs.frozen
 class ComposedRun:
-    """What the composition root hands back for one run: the runtime and where its traces go."""
+    """What the composition root hands back for one run.
+
+    ``resume_state`` is saved with every committed step (e.g. how far a scripted
+    model has got), so a resumed run continues exactly after the last step.
+    """
 
     runtime: Runtime
     max_turns: int
     trace_dir: Path | None = None
-    close: Callable[[], None] = lambda: None
+    resume_state: Callable[[], Mapping[str, Any]] = dict
 
 
 class RunComposer(Protocol):
     """Builds the runtime for one run of a session (implemented by ``bootstrap.runtime``)."""
 
-    def compose(self, session: SessionRecord, history: tuple[Message, ...], sink: RunEventSink) -> ComposedRun: ...
+    async def compose(
+        self, session: SessionRecord, history: tuple[Message, ...], sink: RunEventSink
+    ) -> ComposedRun: ...
+
+
+def durable_sink(store: SessionStore, composed: Callable[[], ComposedRun | None]) -> StoreEventSink:
+    """A store sink that saves the run's resume state with each step; ``composed`` is read late
+    because the sink must exist before the run is composed."""
+
+    def state() -> Mapping[str, Any]:
+        run = composed()
+        return run.resume_state() if run is not None else {}
+
+    return StoreEventSink(store, resume_state=state)
 
 
 @attrs.frozen
@@ -93,6 +110,7 @@ class RunService:
         self.composer = composer
         self.live = LiveEvents()
         self._active: dict[str, tuple[str, RunHandle, asyncio.Task[RunSummary]]] = {}
+        self._starting: set[str] = set()
 
     def create_session(
         self, structured_input: Mapping[str, Any], config: Mapping[str, Any], context_id: str | None = None
@@ -100,16 +118,23 @@ class RunService:
         context_id = context_id or f"ctx-{uuid.uuid4().hex[:12]}"
         return self.store.create_session(context_id, structured_input, config)
 
-    def start(self, context_id: str, first_message: Message | None = None) -> str:
+    async def start(self, context_id: str, first_message: Message | None = None) -> str:
         """Start (or continue) a run of the session in the background; returns the run id."""
-        if any(active[0] == context_id for active in self._active.values()):
+        if context_id in self._starting or any(active[0] == context_id for active in self._active.values()):
             raise RunConflictError(f"session {context_id!r} already has an active run")
-        session = self.store.get_session(context_id)
-        if first_message is not None and not self.store.load_history(context_id):
-            self.store.append_step(context_id, [first_message])
-        history = self.store.load_history(context_id)
-        run_id = f"run-{uuid.uuid4().hex[:12]}"
-        composed = self.composer.compose(session, history, FanOutSink([StoreEventSink(self.store), self.live]))
+        self._starting.add(context_id)
+        try:
+            session = self.store.get_session(context_id)
+            if first_message is not None and not self.store.load_history(context_id):
+                self.store.append_step(context_id, [first_message])
+            history = self.store.load_history(context_id)
+            run_id = f"run-{uuid.uuid4().hex[:12]}"
+            cell: list[ComposedRun] = []
+            sink = FanOutSink([durable_sink(self.store, lambda: cell[0] if cell else None), self.live])
+            composed = await self.composer.compose(session, history, sink)
+            cell.append(composed)
+        finally:
+            self._starting.discard(context_id)
         self.store.start_run(run_id, context_id)
         handle = composed.runtime.start(RunRequest(context_id, history, max_turns=composed.max_turns, run_id=run_id))
         task = asyncio.get_running_loop().create_task(self._finish(handle, composed))
@@ -123,12 +148,11 @@ class RunService:
             self.store.finish_run(result.run_id, summary.status, summary.reason, summary.turns, attrs.asdict(summary))
             return summary
         finally:
-            composed.close()
             self._active.pop(handle.run_id, None)
 
     async def run(self, context_id: str, first_message: Message | None = None) -> RunSummary:
         """Run the session to its terminal result."""
-        run_id = self.start(context_id, first_message)
+        run_id = await self.start(context_id, first_message)
         return await self.wait(run_id)
 
     async def wait(self, run_id: str) -> RunSummary:
@@ -148,8 +172,11 @@ class RunService:
         active[1].cancel(reason)
 
     def status(self, run_id: str) -> str:
+        """``running`` or ``waiting`` while live; afterwards the stored terminal status (written with the result)."""
         active = self._active.get(run_id)
-        return active[1].status if active else self.store.get_run(run_id).status
+        if active is not None and active[1].status in ("running", "waiting"):
+            return active[1].status
+        return self.store.get_run(run_id).status
 
     async def shutdown(self) -> None:
         for _, handle, _ in list(self._active.values()):

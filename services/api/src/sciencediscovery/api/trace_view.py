@@ -9,6 +9,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from sciencediscovery.context import PROTECTED_SLOTS
 from sciencediscovery.context.estimators import ConservativeTokenEstimator
 
 from .errors import ServiceError
@@ -43,6 +44,7 @@ def render_trace(path: Path, console: Console) -> None:
     if trace.get("error"):
         console.print(f"[red]assembly failed[/red]: {trace['error'].get('type')}: {trace['error'].get('message')}")
 
+    protected_slots = {getattr(slot, "value", slot) for slot in PROTECTED_SLOTS}
     sections = Table("section", "slot", "protected", "chars", "est. tokens", title="admitted sections")
     total = 0
     for section in (trace.get("admitted") or {}).get("sections", []):
@@ -52,7 +54,7 @@ def render_trace(path: Path, console: Console) -> None:
         sections.add_row(
             section.get("id", "?"),
             str(section.get("slot", "")),
-            "yes" if section.get("protected") else "",
+            "yes" if section.get("protected") or section.get("slot") in protected_slots else "",
             str(len(content)),
             str(tokens),
         )

@@ -108,7 +108,7 @@ def create_app(parts: ServiceParts, *, token: str | None = None, max_body_bytes:
     @app.post("/sessions/{context_id}/runs", status_code=202)
     async def start_run(context_id: str) -> dict[str, Any]:
         session = runs.store.get_session(context_id)
-        run_id = runs.start(context_id, Message.user(session.structured_input["objective"]))
+        run_id = await runs.start(context_id, Message.user(session.structured_input["objective"]))
         return {"run_id": run_id, "context_id": context_id}
 
     @app.get("/runs/{run_id}")

@@ -9,7 +9,15 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from ..errors import RunConflictError, ServiceError, SessionExistsError, UnknownRunError, UnknownSessionError
+from ..errors import (
+    DecisionConflictError,
+    RunConflictError,
+    ServiceError,
+    SessionExistsError,
+    UnknownPermissionRequestError,
+    UnknownRunError,
+    UnknownSessionError,
+)
 
 PROBLEM_TYPE = "application/problem+json"
 
@@ -20,9 +28,9 @@ def problem(status: int, title: str, detail: str, **extra: Any) -> JSONResponse:
 
 
 def _status_of(error: ServiceError) -> tuple[int, str]:
-    if isinstance(error, UnknownSessionError | UnknownRunError):
+    if isinstance(error, UnknownSessionError | UnknownRunError | UnknownPermissionRequestError):
         return 404, "Not Found"
-    if isinstance(error, RunConflictError | SessionExistsError):
+    if isinstance(error, RunConflictError | SessionExistsError | DecisionConflictError):
         return 409, "Conflict"
     return 400, "Bad Request"
 

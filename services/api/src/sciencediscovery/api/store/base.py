@@ -56,8 +56,16 @@ class SessionStore(Protocol):
 
     def list_sessions(self) -> list[SessionRecord]: ...
 
-    def append_step(self, context_id: str, messages: Sequence[Message]) -> None:
-        """Append one committed step atomically (all of its messages or none)."""
+    def append_step(
+        self, context_id: str, messages: Sequence[Message], resume_state: Mapping[str, Any] | None = None
+    ) -> None:
+        """Append one committed step atomically (all of its messages or none).
+
+        ``resume_state`` (e.g. how far a scripted model has got) is saved in the
+        same transaction, so a resumed run continues exactly after this step.
+        """
+
+    def resume_state(self, context_id: str) -> dict[str, Any]: ...
 
     def replace_history(self, context_id: str, history: Sequence[Message]) -> None:
         """Replace canonical history atomically (after compaction)."""
@@ -72,8 +80,8 @@ class SessionStore(Protocol):
 
     def runs_of(self, context_id: str) -> list[RunRecord]: ...
 
-    def mark_unfinished_runs_interrupted(self) -> list[RunRecord]:
-        """Mark runs left ``running`` by a crash as ``interrupted``; returns them."""
+    def mark_unfinished_runs_interrupted(self, context_id: str | None = None) -> list[RunRecord]:
+        """Mark runs left ``running`` by a crash (of one session, or all) as ``interrupted``; returns them."""
 
     def append_event(self, context_id: str, run_id: str, kind: str, data: Mapping[str, Any]) -> int: ...
 

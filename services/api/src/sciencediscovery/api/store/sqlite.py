@@ -27,7 +27,8 @@ CREATE TABLE IF NOT EXISTS sessions (
     context_id TEXT PRIMARY KEY,
     created_at REAL NOT NULL,
     structured_input TEXT NOT NULL,
-    config TEXT NOT NULL
+    config TEXT NOT NULL,
+    resume_state TEXT NOT NULL DEFAULT '{}'
 );
 CREATE TABLE IF NOT EXISTS messages (
     context_id TEXT NOT NULL REFERENCES sessions(context_id),
@@ -99,7 +100,7 @@ class SqliteSessionStore:
         try:
             with self._transaction() as db:
                 db.execute(
-                    "INSERT INTO sessions VALUES (?, ?, ?, ?)",
+                    "INSERT INTO sessions (context_id, created_at, structured_input, config) VALUES (?, ?, ?, ?)",
                     (context_id, record.created_at, json.dumps(record.structured_input), json.dumps(record.config)),
                 )
         except sqlite3.IntegrityError as error:
@@ -123,12 +124,25 @@ class SqliteSessionStore:
         return SessionRecord(row[0], row[1], json.loads(row[2]), json.loads(row[3]))
 
     # -- history --------------------------------------------------------------
-    def append_step(self, context_id: str, messages: Sequence[Message]) -> None:
+    def append_step(
+        self, context_id: str, messages: Sequence[Message], resume_state: Mapping[str, Any] | None = None
+    ) -> None:
         with self._transaction() as db:
             (next_seq,) = db.execute(
                 "SELECT COALESCE(MAX(seq) + 1, 0) FROM messages WHERE context_id = ?", (context_id,)
             ).fetchone()
             self._insert(db, context_id, next_seq, messages)
+            if resume_state is not None:
+                db.execute(
+                    "UPDATE sessions SET resume_state = ? WHERE context_id = ?",
+                    (json.dumps(dict(resume_state)), context_id),
+                )
+
+    def resume_state(self, context_id: str) -> dict[str, Any]:
+        rows = self._query("SELECT resume_state FROM sessions WHERE context_id = ?", (context_id,))
+        if not rows:
+            raise UnknownSessionError(context_id)
+        return dict(json.loads(rows[0][0]))
 
     def replace_history(self, context_id: str, history: Sequence[Message]) -> None:
         with self._transaction() as db:
@@ -182,12 +196,14 @@ class SqliteSessionStore:
         rows = self._query(f"SELECT {_RUN_COLUMNS} FROM runs WHERE context_id = ? ORDER BY started_at", (context_id,))
         return [_run(row) for row in rows]
 
-    def mark_unfinished_runs_interrupted(self) -> list[RunRecord]:
+    def mark_unfinished_runs_interrupted(self, context_id: str | None = None) -> list[RunRecord]:
+        where = "status = 'running'" + (" AND context_id = ?" if context_id else "")
+        parameters: tuple[Any, ...] = (context_id,) if context_id else ()
         with self._transaction() as db:
-            rows = db.execute(f"SELECT {_RUN_COLUMNS} FROM runs WHERE status = 'running'").fetchall()
+            rows = db.execute(f"SELECT {_RUN_COLUMNS} FROM runs WHERE {where}", parameters).fetchall()
             db.execute(
-                "UPDATE runs SET status = 'interrupted', reason = ?, finished_at = ? WHERE status = 'running'",
-                (INTERRUPTED_REASON, time.time()),
+                f"UPDATE runs SET status = 'interrupted', reason = ?, finished_at = ? WHERE {where}",
+                (INTERRUPTED_REASON, time.time(), *parameters),
             )
         return [attrs.evolve(_run(row), status="interrupted", reason=INTERRUPTED_REASON) for row in rows]
 

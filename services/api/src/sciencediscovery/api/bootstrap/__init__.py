@@ -1,0 +1,1 @@
+"""The composition root: ``platform`` selects adapters from configuration, ``runtime`` wires each run."""

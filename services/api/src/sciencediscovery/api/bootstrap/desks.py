@@ -1,0 +1,115 @@
+"""Adapters between the service and domain packages: the permission desk, the review runner, the progress display."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+from rich.console import Console
+from rich.status import Status
+
+from sciencediscovery.governance import PermissionService, decision_from_data
+from sciencediscovery.governance.errors import (
+    AlreadyResolvedError,
+    GovernanceError,
+    StaleEpochError,
+    UnknownRequestError,
+)
+from sciencediscovery.orchestration import Reviewer
+from sciencediscovery.provenance.review import ReviewDecision, ReviewEvidence, ReviewFinding, ReviewLevel, ReviewOutcome
+from sciencediscovery.runtime_core import RunEvent
+
+from ..errors import DecisionConflictError, ServiceError, UnknownPermissionRequestError
+from ..runs import LiveEvents
+
+
+class GovernanceDesk:
+    """The HTTP permission API over governance's PermissionService."""
+
+    def __init__(self, service: PermissionService) -> None:
+        self.service = service
+
+    def pending(self) -> list[Mapping[str, Any]]:
+        return [{**attrs.asdict(request), "id": request.request_id} for request in self.service.pending()]
+
+    def decide(self, request_id: str, decision: str, scope: str | None) -> Mapping[str, Any]:
+        data: dict[str, Any] = {"kind": decision}
+        if decision == "allow_matching":
+            data["scope"] = scope or "once"
+        try:
+            request = self.service.decide(request_id, decision_from_data(data), source="http")
+        except UnknownRequestError as error:
+            raise UnknownPermissionRequestError(request_id) from error
+        except (StaleEpochError, AlreadyResolvedError) as error:
+            raise DecisionConflictError(str(error)) from error
+        except GovernanceError as error:
+            raise ServiceError(str(error)) from error
+        return {**attrs.asdict(request), "id": request.request_id, "decision": decision}
+
+
+class ReviewRunnerAdapter:
+    """Provenance's ReviewRunner port, answered by orchestration's read-only Reviewer."""
+
+    def __init__(self, reviewer: Reviewer) -> None:
+        self.reviewer = reviewer
+
+    async def review(self, objective: str, evidence: ReviewEvidence, level: ReviewLevel) -> ReviewOutcome:
+        outcome = await self.reviewer.review(objective, evidence.render(), level.value)
+        decision = outcome.decision if outcome.decision in {d.value for d in ReviewDecision} else None
+        return ReviewOutcome(
+            decision=ReviewDecision(decision) if decision else ReviewDecision.REVISE_AND_RETRY,
+            findings=tuple(
+                ReviewFinding(message=f.message, severity=f.severity, claim_id=f.claim_id) for f in outcome.findings
+            ),
+            summary=outcome.summary if decision else f"the reviewer gave no usable decision: {outcome.summary}",
+        )
+
+
+class ProgressDisplay:
+    """A live one-line status of a run on the terminal (turns, tools, waits); silent when disabled."""
+
+    def __init__(self, live: LiveEvents, context_id: str, *, enabled: bool) -> None:
+        self.live = live
+        self.context_id = context_id
+        self.enabled = enabled
+        self._status: Status | None = None
+        self._queue: asyncio.Queue[RunEvent | None] | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    def __enter__(self) -> ProgressDisplay:
+        if self.enabled:
+            self._status = Status("starting", console=Console(stderr=True))
+            self._status.start()
+            self._queue = self.live.subscribe(self.context_id)
+            self._task = asyncio.get_running_loop().create_task(self._follow())
+        return self
+
+    async def _follow(self) -> None:
+        assert self._queue is not None and self._status is not None
+        while (event := await self._queue.get()) is not None:
+            text = _describe(event)
+            if text:
+                self._status.update(text)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._task is not None:
+            self._task.cancel()
+        if self._queue is not None:
+            self.live.unsubscribe(self.context_id, self._queue)
+        if self._status is not None:
+            self._status.stop()
+
+
+def _describe(event: RunEvent) -> str | None:
+    turn = getattr(event, "turn", None)
+    if event.kind == "turn_started":
+        return f"turn {turn}: waiting for the model"
+    if event.kind == "tool_started":
+        return f"turn {turn}: running {event.call.name}"  # type: ignore[attr-defined]
+    if event.kind == "external_wait_started":
+        return f"turn {turn}: waiting for {event.wait_kind} ({event.detail})"  # type: ignore[attr-defined]
+    if event.kind == "overflow_recovery":
+        return f"turn {turn}: context overflow, compacting and retrying once"
+    return None

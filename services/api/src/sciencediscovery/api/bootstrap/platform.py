@@ -1,0 +1,133 @@
+"""Selects the concrete adapters of this process from configuration: store, plugins, model, governance, review."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+import structlog
+
+from sciencediscovery.governance.config import DEFAULT_VARIABLE, FILE_VARIABLE, RULE_VARIABLES
+from sciencediscovery.governance.service import PermissionService
+from sciencediscovery.governance.settings import service_from_settings
+from sciencediscovery.model import ProviderModelClient
+from sciencediscovery.orchestration import Reviewer, RunContract, prepare_settings
+from sciencediscovery.runtime_core import ConfigurationError, Message, RunEventSink, make_plugin_manager
+from sciencediscovery.tools.definitions import ToolDefinition
+from sciencediscovery.tools.registry import ToolRegistry
+
+from ..http.app import ServiceParts
+from ..runs import RunService, RunSummary
+from ..settings import ServiceSettings
+from ..store import SqliteSessionStore
+from .desks import GovernanceDesk, ProgressDisplay, ReviewRunnerAdapter
+from .runtime import Composer
+
+log = structlog.get_logger("sciencediscovery.api")
+
+PERMISSION_VARIABLES = (FILE_VARIABLE, DEFAULT_VARIABLE, *RULE_VARIABLES.values())
+
+
+class Platform:
+    """One process's adapters. Nothing outside ``bootstrap`` constructs domain objects."""
+
+    def __init__(self, settings: ServiceSettings, *, plugin_manager: Any | None = None) -> None:
+        self.settings = settings
+        self.plugin_manager = plugin_manager or make_plugin_manager(environ=settings.environ)
+        self.store = SqliteSessionStore(settings.store_path)
+        self.composer = Composer(self)
+        self.permissions: PermissionService | None = None
+        self.permissions = service_from_settings(
+            {
+                "workspace_mounts": self.workspace_mounts(),
+                "permission_audit_path": str(settings.data_dir / "permission-audit.sqlite"),
+                **self._default_rules(),
+            },
+            settings.environ,
+        )
+        self.runs = RunService(self.store, self.composer)
+
+    @classmethod
+    def from_options(cls, **options: Any) -> Platform:
+        """Settings from command-line options (unset ones fall back to the environment)."""
+        given = {key: value for key, value in options.items() if value not in (None, ())}
+        return cls(ServiceSettings.load(**given))
+
+    def _default_rules(self) -> dict[str, Any]:
+        """Without configured rules: read-only tools are allowed, everything else is asked."""
+        if any(self.settings.environ.get(variable, "").strip() for variable in PERMISSION_VARIABLES):
+            return {}
+        read_only = sorted(tool.name for tool in self.tool_catalog() if tool.read_only)
+        return {"permission_rules": {"default": "ask", "allow": [f"{name}(*)" for name in read_only]}}
+
+    # -- adapters -----------------------------------------------------------------
+    def model_client(self, spec: str) -> ProviderModelClient:
+        return ProviderModelClient.from_spec(spec, plugin_manager=self.plugin_manager, environ=self.settings.environ)
+
+    def workspace_mounts(self) -> list[dict[str, str]]:
+        workspace = self.settings.workspace
+        return [{"name": "workspace", "path": str(workspace), "mode": "read_write"}] if workspace else []
+
+    def run_settings(self, contract: RunContract, *, child_runs: Any) -> dict[str, Any]:
+        """The settings mapping every plugin hook of a run receives (keys documented in docs/configuration.md)."""
+        workspace = {"workspace_dir": str(self.settings.workspace)} if self.settings.workspace else {}
+        governance = (
+            {"permission_service": self.permissions, "governance_summary": self.permissions.describe}
+            if self.permissions is not None
+            else {}
+        )
+        return {
+            **workspace,
+            **governance,
+            "data_dir": str(self.settings.data_dir),
+            "workspace_mounts": self.workspace_mounts(),
+            "skill_dirs": [str(folder) for folder in self.settings.skill_dirs],
+            "run_contract": contract,
+            "child_run_factory": child_runs,
+            "review_runner": ReviewRunnerAdapter(Reviewer(child_runs)),
+        }
+
+    def event_sinks(self, settings: Mapping[str, Any]) -> list[RunEventSink]:
+        """Sinks contributed by plugins through ``register_event_sinks``."""
+        sinks: list[RunEventSink] = []
+        self.plugin_manager.hook.register_event_sinks(register=sinks.append, settings=settings)
+        return sinks
+
+    def tool_catalog(self) -> list[ToolDefinition]:
+        """Every tool the installed plugins contribute (deferred ones included), for ``tools list``."""
+        contract = RunContract.from_mapping({"objective": "list tools"})
+        settings = prepare_settings(self.plugin_manager, self.run_settings(contract, child_runs=self.composer))
+        registry = ToolRegistry.from_plugins(self.plugin_manager, settings)
+        return [tool for name in registry.names if (tool := registry.get(name)) is not None]
+
+    def service_parts(self) -> ServiceParts:
+        assert self.permissions is not None  # set in __init__
+        return ServiceParts(runs=self.runs, permissions=GovernanceDesk(self.permissions))
+
+    # -- the CLI's entry points -----------------------------------------------------
+    async def run_new(
+        self, structured_input: Mapping[str, Any], *, context_id: str | None = None, progress: bool = False
+    ) -> RunSummary:
+        if not self.settings.model:
+            raise ConfigurationError(
+                "--model", "a model spec is required (openai:<model>, anthropic:<model>, scripted:<file>)"
+            )
+        self.model_client(
+            self.settings.model
+        )  # an unknown provider or a bad script file fails before anything is stored
+        contract = RunContract.from_mapping(structured_input)
+        config = {
+            "model": self.settings.model,
+            "mode": self.settings.mode,
+            "scope": self.settings.scope,
+            "max_turns": self.settings.max_turns,
+        }
+        session = self.runs.create_session(contract.to_json(), config, context_id)
+        with ProgressDisplay(self.runs.live, session.context_id, enabled=progress and sys.stderr.isatty()):
+            return await self.runs.run(session.context_id, Message.user(contract.objective))
+
+    async def resume(self, context_id: str, *, progress: bool = False) -> RunSummary:
+        self.store.mark_unfinished_runs_interrupted(context_id)
+        with ProgressDisplay(self.runs.live, context_id, enabled=progress and sys.stderr.isatty()):
+            return await self.runs.run(context_id)
