@@ -175,3 +175,23 @@ class _Recorder:
 
     def render(self, state: tuple[str, ...]) -> dict[str, Any] | None:
         return {"seen": list(state)} if state else None
+
+
+def test_a_channel_whose_render_fails_becomes_a_diagnostic(kit: Any) -> None:
+    class Exploding(_Recorder):
+        name = "exploding"
+
+        def render(self, state: tuple[str, ...]) -> dict[str, Any] | None:
+            raise RuntimeError("cannot render")
+
+    assembler = DynamicContextAssembler(
+        settings=ContextSettings(),
+        tools_provider=kit.tools_provider,
+        summarizer=DeterministicSummarizer(),
+        channels=[Exploding(), kit.PlanChannel()],
+    )
+    plan = ToolCall("p1", "update_plan", {"items": ["a"]})
+    model = kit.ScriptedModel([Message.assistant("", [plan])])
+    result, _ = kit.run_kernel(assembler, model, kit.Tools(), [Message.user("go")])
+    assert result.status.value == "completed"
+    assert any('channel="plan"' in m.content for m in model.inputs[-1].messages)

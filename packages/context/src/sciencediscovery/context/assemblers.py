@@ -63,9 +63,7 @@ def _recovery(request: AssemblyRequest) -> dict[str, Any] | None:
     return {"attempt": request.recovery_attempt, "reason": request.recovery_reason}
 
 
-def _write_trace(
-    writer: TraceWriter | None, request: AssemblyRequest, document: Callable[[], dict[str, Any]]
-) -> None:
+def _write_trace(writer: TraceWriter | None, request: AssemblyRequest, document: Callable[[], dict[str, Any]]) -> None:
     """Build and write the trace document, only when tracing is on."""
     if writer is not None:
         writer.write(request.context_id, request.turn, request.recovery_attempt, document())
@@ -299,7 +297,8 @@ class DynamicContextAssembler:
         try:
             candidate = await self.build(request, traced=self.trace_writer is not None)
         except ContextError as error:
-            _write_trace(self.trace_writer, request, lambda: self._failure(request, "dynamic", error))
+            failure = self._failure(request, "dynamic", error)
+            _write_trace(self.trace_writer, request, lambda: failure)
             raise
         _write_trace(
             self.trace_writer,

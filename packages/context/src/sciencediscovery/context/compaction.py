@@ -164,6 +164,7 @@ class HistoryCompactor:
         self.recent_percent = recent_percent
         self.source_percent = source_percent
         self.max_passes = max_passes
+        self._previews: dict[int, tuple[Message, Message]] = {}
 
     async def compact(
         self,
@@ -214,11 +215,22 @@ class HistoryCompactor:
             if total < pressure and not (force and index < latest):
                 break
             ref = str(messages[index].metadata[OUTPUT_REF_KEY])
-            replaced = preview(messages[index], ref)
+            replaced = self._preview(messages[index], ref)
             total += self.ledger.message(replaced) - self.ledger.message(messages[index])
             messages[index] = replaced
             refs.append(ref)
         return tuple(messages), tuple(refs)
+
+    def _preview(self, message: Message, ref: str) -> Message:
+        """The preview of ``message``, memoised so an unchanged history costs no new counting."""
+        cached = self._previews.get(id(message))
+        if cached is not None and cached[0] is message:
+            return cached[1]
+        if len(self._previews) >= 50_000:
+            self._previews.clear()
+        replaced = preview(message, ref)
+        self._previews[id(message)] = (message, replaced)
+        return replaced
 
     async def _summarize(
         self, history: tuple[Message, ...], limit: int, identity: tuple[str, str, int]

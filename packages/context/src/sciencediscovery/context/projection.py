@@ -18,7 +18,7 @@ import attrs
 from sciencediscovery.runtime_core import Message
 
 from .channels import RunStateChannels, channel_section, channel_trust
-from .contributors import Attachment, ContextScope, Contribution, ContributionRequest, SystemSection, Trust
+from .contributors import Attachment, ContextScope, Contribution, ContributionRequest, Diagnostic, SystemSection, Trust
 
 INVOCATION_LOCAL_KEY = "invocation_local"
 """Message metadata key marking a message that exists only in one model input."""
@@ -83,13 +83,20 @@ class RuntimeStateContributor:
     async def contribute(self, request: ContributionRequest) -> Contribution:
         sections: list[SystemSection] = []
         messages: list[Message] = []
+        diagnostics: list[Diagnostic] = []
         states = self.channels.snapshot()
         for channel in self.channels.channels:
             state = states[channel.name]
-            section = channel_section(channel, state)
+            try:
+                section = channel_section(channel, state)
+                value = channel.render(state)
+            except Exception as error:
+                diagnostics.append(
+                    Diagnostic("channel_render_failed", f"{type(error).__name__}: {error}", channel.name, "warning")
+                )
+                continue
             if section is not None:
                 sections.append(section)
-            value = channel.render(state)
             if value is not None:
                 messages.append(runtime_data_message(channel.name, channel_trust(channel), value))
-        return Contribution(sections=tuple(sections), messages=tuple(messages))
+        return Contribution(sections=sections, messages=messages, diagnostics=diagnostics)
