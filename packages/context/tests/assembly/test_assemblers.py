@@ -168,6 +168,8 @@ def test_overflow_recovery_is_a_forced_pass_traced_beside_the_original(kit: Any,
     recovery = json.loads((folder / "turn-0001-recovery-1.json").read_text())
     assert recovery["recovery"] == {"attempt": 1, "reason": "prompt is too long"}
     assert recovery["compaction"]["reason"] == "forced"
+    assert recovery["budgets"]["windowTarget"] == recovery["budgets"]["effectiveInputLimit"] * 3 // 4
+    assert recovery["renderedContext"]["estimatedInputTokens"] <= recovery["budgets"]["windowTarget"]
     assert recovery["compaction"]["compactedToolOutputRefs"] == ["out-s0"]
     assert 'read_tool_output(ref="out-s0")' in model.inputs[1].messages[2].content
     assert len(model.inputs[1].messages[2].content) < len(big)

@@ -133,7 +133,7 @@ class _RunSession:
 
 
 class DynamicContextAssembler:
-    """The dynamic pipeline, per model turn:
+    """The dynamic pipeline, per model turn (a forced recovery pass targets 3/4 of the limit):
 
     canonical history -> message-count compaction -> contributor collection ->
     budget admission -> deterministic prompt -> token pressure ->
@@ -220,6 +220,8 @@ class DynamicContextAssembler:
         """Run the pipeline; trace fields are only built when ``traced``."""
         session = self._session(request)
         budget = self.budget
+        # a forced pass (after a provider overflow) also aims a quarter lower, so the retry is smaller
+        target = budget.limit * 3 // 4 if request.force_pressure else budget.limit
         history, dropped = compact_message_count(request.history, self.settings.max_messages)
         tools = tuple(self.tools_provider(self.scope))
         collection, admitted, prompt = await self._collect(session, request, history, tools)
@@ -227,8 +229,8 @@ class DynamicContextAssembler:
         compaction = await self.compactor.compact(
             history,
             fixed_tokens=fixed,
-            pressure=budget.pressure,
-            limit=budget.limit,
+            pressure=min(budget.pressure, target),
+            limit=target,
             force=request.force_pressure,
             identity=(request.run_id, request.context_id, request.turn),
         )
@@ -237,7 +239,7 @@ class DynamicContextAssembler:
             history = compaction.history
             collection, admitted, prompt = await self._collect(session, request, history, tools)
             fixed = self.ledger.text(prompt) + self.ledger.tools(tools) + admitted.data_tokens
-        window = self.window.select(history, budget.limit - fixed, self.ledger)
+        window = self.window.select(history, target - fixed, self.ledger)
         messages = self.composer.compose(window.messages, admitted.messages)
         model_input = ModelInput(
             prompt, messages, tools, metadata={"context_mode": "dynamic", "scope": self.scope.value}
@@ -253,7 +255,7 @@ class DynamicContextAssembler:
             return Candidate(history, model_input, {})
         trace = {
             "tokenizer": self.ledger.name,
-            "budgets": budget.as_json(),
+            "budgets": {**budget.as_json(), "windowTarget": target},
             "contributors": [
                 {
                     "id": r.id,

@@ -219,7 +219,7 @@ class HistoryCompactor:
             total += self.ledger.message(replaced) - self.ledger.message(messages[index])
             messages[index] = replaced
             refs.append(ref)
-        return tuple(messages), tuple(refs)
+        return (tuple(messages), tuple(refs)) if refs else (history, ())
 
     def _preview(self, message: Message, ref: str) -> Message:
         """The preview of ``message``, memoised so an unchanged history costs no new counting."""
