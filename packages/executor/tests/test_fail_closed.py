@@ -61,3 +61,17 @@ def test_opted_in_unsandboxed_execution_is_marked_everywhere(
     assert record.summary().startswith("code execution: UNSANDBOXED")
     assert output.metadata["environment_revision"] == record.revision
     assert record.revision != asyncio.run(sandboxed.environment()).revision
+
+
+def test_opted_in_unsandboxed_session_is_marked(workspace: Any, make_invocation: Any, tool_output: Any) -> None:
+    settings_value = workspace.settings(bwrap="/nonexistent/bwrap", allow_unsandboxed=True)
+    settings_value["executor"]["limits"].update(processes=64, memory_mb=2048, wall_seconds=60)
+    toolkit = ExecutorToolkit.from_settings(settings_value)
+    session = handler(toolkit, "python_session")
+    with asyncio.Runner() as loop:
+        first = loop.run(tool_output(session, make_invocation("python_session", {"code": "value = 6 * 7"}, "u1")))
+        second = loop.run(tool_output(session, make_invocation("python_session", {"code": "print(value)"}, "u2")))
+        loop.run(toolkit.aclose())
+    assert not first.is_error, first.content
+    assert "42" in second.content and "UNSANDBOXED" in second.content
+    assert second.metadata["sandbox"]["mode"] == "unsandboxed"
