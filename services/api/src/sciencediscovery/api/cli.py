@@ -69,6 +69,7 @@ def _print_summary(summary: Any, as_json: bool) -> None:
 @click.option("--skills", "skill_dirs", multiple=True, type=click.Path(), help="A Skills directory (repeatable).")
 @click.option("--workspace", type=click.Path(), default=None, help="Directory mounted read-write as the workspace.")
 @click.option("--max-turns", type=click.IntRange(min=1), default=None)
+@click.option("--profiles", type=click.Path(), default=None, help="TOML/JSON run profiles (identity, tools, turns).")
 @click.option("--context-id", default=None, help="Use this context id instead of a generated one.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @one_line_errors
@@ -87,7 +88,17 @@ def run(**options: Any) -> None:
     _print_summary(summary, as_json)
 
 
-_PLATFORM_OPTIONS = ("model", "mode", "scope", "data_dir", "trace_dir", "skill_dirs", "workspace", "max_turns")
+_PLATFORM_OPTIONS = (
+    "model",
+    "mode",
+    "scope",
+    "data_dir",
+    "trace_dir",
+    "skill_dirs",
+    "workspace",
+    "max_turns",
+    "profiles",
+)
 
 
 @main.command()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -16,6 +17,7 @@ SCOPES = ("main", "subagent", "reviewer")
 DATA_DIR_VARIABLE = "SCIENCEDISCOVERY_DATA_DIR"
 MODEL_VARIABLE = "SCIENCEDISCOVERY_MODEL"
 TOKEN_VARIABLE = "SCIENCEDISCOVERY_API_TOKEN"
+PROFILES_VARIABLE = "SCIENCEDISCOVERY_PROFILES"
 
 
 @attrs.frozen
@@ -31,6 +33,7 @@ class ServiceSettings:
     skill_dirs: tuple[Path, ...] = ()
     workspace: Path | None = None
     max_turns: int = 50
+    profiles: Path | Mapping[str, Any] | None = None
     environ: Mapping[str, str] = attrs.field(factory=dict, repr=False)
 
     @property
@@ -53,6 +56,7 @@ class ServiceSettings:
         skill_dirs: tuple[str | Path, ...] = (),
         workspace: str | Path | None = None,
         max_turns: int | None = None,
+        profiles: str | Path | None = None,
         environ: Mapping[str, str] | None = None,
     ) -> ServiceSettings:
         env = dict(os.environ if environ is None else environ)
@@ -71,6 +75,9 @@ class ServiceSettings:
         for folder in skill_dirs:
             if not Path(folder).is_dir():
                 raise ConfigurationError("--skills", f"{folder} is not a directory")
+        profiles = profiles or env.get(PROFILES_VARIABLE) or None
+        if profiles is not None and not Path(profiles).is_file():
+            raise ConfigurationError("--profiles", f"{profiles} is not a file")
         return cls(
             data_dir=Path(data_dir or env.get(DATA_DIR_VARIABLE) or ".sciencediscovery").resolve(),
             mode=mode,
@@ -81,5 +88,6 @@ class ServiceSettings:
             skill_dirs=tuple(Path(f).resolve() for f in skill_dirs),
             workspace=workspace_path.resolve() if workspace_path else None,
             max_turns=max_turns or positive_int(env, "SCIENCEDISCOVERY_MAX_TURNS", 50) or 50,
+            profiles=Path(profiles).resolve() if profiles else None,
             environ=env,
         )

@@ -84,6 +84,7 @@ class Platform:
             "workspace_mounts": self.workspace_mounts(),
             "skill_dirs": [str(folder) for folder in self.settings.skill_dirs],
             "run_contract": contract,
+            **({"profiles": self.settings.profiles} if self.settings.profiles is not None else {}),
             "child_run_factory": child_runs,
             "review_runner": ReviewRunnerAdapter(Reviewer(child_runs)),
         }

@@ -129,7 +129,10 @@ class Composer:
         platform = self.platform
         manager = platform.plugin_manager
         provider_client = platform.model_client(plan.model)
-        scripted = provider_client.provider if isinstance(provider_client.provider, ScriptedProvider) else None
+        provider = getattr(provider_client, "provider", None) or getattr(
+            getattr(provider_client, "inner", None), "provider", None
+        )
+        scripted = provider if isinstance(provider, ScriptedProvider) else None
         if scripted is not None:
             scripted.turns_used = int(resume.get(SCRIPT_CURSOR, 0))
         settings = prepare_settings(manager, platform.run_settings(plan.contract, child_runs=self))
