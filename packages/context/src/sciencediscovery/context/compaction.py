@@ -156,7 +156,7 @@ class HistoryCompactor:
         attempts: int = 2,
         recent_percent: int = 30,
         source_percent: int = 50,
-        max_passes: int = 64,
+        max_passes: int = 8,
     ) -> None:
         self.summarizer = summarizer
         self.ledger = ledger
