@@ -9,14 +9,20 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from sciencediscovery.context import (
+    CHECKPOINT_SECTIONS,
     BudgetExceededError,
+    ConservativeTokenEstimator,
     ContextSettings,
     Contribution,
     Contributor,
     ContributorFactory,
     DeterministicSummarizer,
     DynamicContextAssembler,
+    HistoryCompactor,
     SystemSection,
+    TokenLedger,
+    compact_message_count,
+    normalize_checkpoint,
 )
 from sciencediscovery.context.validator import estimate_input
 from sciencediscovery.runtime_core import (
@@ -142,3 +148,36 @@ def test_assembly_invariants(history: tuple[Message, ...], model_max: int, force
     again = asyncio.run(make_assembler(model_max).assemble(request))
     assert again.model_input == model_input
     assert again.model_input.system_prompt.encode() == model_input.system_prompt.encode()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(histories(), st.integers(200, 20_000), st.booleans())
+def test_compaction_never_grows_history_nor_breaks_pairs(history: tuple[Message, ...], limit: int, force: bool) -> None:
+    ledger = TokenLedger(ConservativeTokenEstimator())
+    compactor = HistoryCompactor(DeterministicSummarizer(), ledger)
+    result = asyncio.run(compactor.compact(history, fixed_tokens=0, pressure=limit * 4 // 5, limit=limit, force=force))
+    assert ledger.messages(result.history) <= ledger.messages(history)
+    assert result.report.tokens_after <= result.report.tokens_before
+    check_pairing(result.history, allow_open=True)
+    open_steps = [m for m in history if m.role is Role.ASSISTANT and any(c.id.startswith("open") for c in m.tool_calls)]
+    assert all(m in result.history for m in open_steps)
+    assert result.history[0] == history[0]  # the task anchor stays first
+    counted, dropped = compact_message_count(history, 6)
+    check_pairing(counted, allow_open=True)
+    assert len(counted) <= len(history) and (dropped == 0) == (counted == history)
+
+
+CHECKPOINT_LINES = st.one_of(
+    st.sampled_from([f"## {t}" for t in CHECKPOINT_SECTIONS] + ["# Other", "- item [ref:out-1]"]), st.text(max_size=30)
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(CHECKPOINT_LINES, max_size=30).map("\n".join))
+def test_normalized_checkpoints_always_have_the_eight_sections_in_order(raw: str) -> None:
+    text, report = normalize_checkpoint(raw, {"out-1"})
+    headings = [line[3:] for line in text.splitlines() if line.startswith("## ") and line[3:] in CHECKPOINT_SECTIONS]
+    assert headings == list(CHECKPOINT_SECTIONS)
+    assert sum(1 for line in text.splitlines() if line.startswith("## ")) >= 8
+    assert "out-1" not in report.unknown_refs
+    assert normalize_checkpoint(text, {"out-1"})[0] == text  # normalizing twice changes nothing
