@@ -173,3 +173,16 @@ def test_settings_errors_name_the_key(tmp_path: Path) -> None:
 
     with pytest.raises(ConfigurationError, match="memory_snapshot_chars"):
         snapshot_chars({"memory_snapshot_chars": 0})
+
+
+def test_a_deleted_data_directory_reopens_as_an_empty_graph(tmp_path) -> None:
+    import shutil
+
+    from sciencediscovery.memory import open_graph
+
+    folder = tmp_path / "data"
+    folder.mkdir()
+    open_graph(folder).add_observation("TP53", "old run's note")
+    shutil.rmtree(folder)
+    folder.mkdir()
+    assert open_graph(folder).search("note") == []

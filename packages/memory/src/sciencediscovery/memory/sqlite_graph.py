@@ -200,6 +200,6 @@ def open_graph(data_dir: Path) -> SQLiteMemoryGraph:
     path = (Path(data_dir) / FILENAME).resolve()
     with _OPEN_LOCK:
         graph = _OPEN.get(path)
-        if graph is None:
+        if graph is None or not path.exists():  # a deleted file is a new, empty graph
             graph = _OPEN[path] = SQLiteMemoryGraph(path)
         return graph

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -200,7 +201,7 @@ async def _run(
     script_path.write_text(json.dumps(script))
     environ = {"SCIENCEDISCOVERY_DISABLE_PLUGINS": "hello", "SCIENCE_AGENT_PERMISSION_DEFAULT": "allow"}
     settings = ServiceSettings(
-        data_dir=scratch / f"data-{name}",
+        data_dir=Path(tempfile.mkdtemp(prefix=f"data-{name}-", dir=scratch)),
         mode=mode,
         scope=scope,
         model=f"scripted:{script_path}",
@@ -221,8 +222,12 @@ async def export(directory: Path) -> list[Path]:
     """Run the three scenarios and write every example file into ``directory``; returns the paths."""
     directory.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
-    with tempfile.TemporaryDirectory(prefix="sd-examples-") as folder:
-        scratch = Path(folder)
+    # a fixed scratch location: its paths appear in the prompts (the workspace mount), so a random
+    # temporary name would make the output differ between exports
+    scratch = Path(tempfile.gettempdir()) / f"sciencediscovery-examples-{os.getuid()}"
+    shutil.rmtree(scratch, ignore_errors=True)
+    scratch.mkdir(mode=0o700)
+    try:
         (scratch / "skills" / "literature-review").mkdir(parents=True)
         (scratch / "skills" / "literature-review" / "SKILL.md").write_text(SKILL)
         workspace = scratch / "workspace"
@@ -276,4 +281,6 @@ async def export(directory: Path) -> list[Path]:
         )
         document = _document("dynamic", "reviewer", EVIDENCE_CHECK, platform.turn_inputs()[0], run_id)
         written.append(_write(directory / "reviewer-evidence-check.json", document))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     return written
