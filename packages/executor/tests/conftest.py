@@ -17,7 +17,7 @@ from sciencediscovery.tools.definitions import ToolInvocation, ToolOutput
 
 SMALL_LIMITS = {
     "cpu_seconds": 1,
-    "wall_seconds": 3,
+    "wall_seconds": 5,
     "processes": 16,
     "memory_mb": 512,
     "output_bytes": 1_000_000,
