@@ -15,7 +15,12 @@ import click
 from rich.console import Console
 
 F = TypeVar("F", bound=Callable[..., Any])
-console = Console(stderr=True)
+
+
+def wide_console() -> Console:
+    """Tables are never wrapped narrower than 160 columns (names stay greppable when piped)."""
+    console = Console()
+    return Console(width=max(console.width, 160))
 
 
 def one_line_errors(function: F) -> F:
@@ -160,7 +165,7 @@ def show_trace(path: str) -> None:
     """Summarise a trace file: budget use per section, compaction, window."""
     from .trace_view import render_trace
 
-    render_trace(Path(path), Console())
+    render_trace(Path(path), wide_console())
 
 
 @main.group()
@@ -179,7 +184,7 @@ def list_plugins_command() -> None:
     table = Table("plugin", "distribution", "version", "hooks")
     for info in list_plugins(make_plugin_manager()):
         table.add_row(info.name, info.distribution or "", info.version or "", ", ".join(info.hooks))
-    Console().print(table)
+    wide_console().print(table)
 
 
 @main.group()
@@ -200,4 +205,4 @@ def list_tools_command(workspace: str | None) -> None:
     table = Table("tool", "source", "action", "deferred", "description")
     for tool in platform.tool_catalog():
         table.add_row(tool.name, tool.source, tool.action.value, "yes" if tool.deferred else "", tool.description[:80])
-    Console().print(table)
+    wide_console().print(table)

@@ -16,6 +16,8 @@ from sciencediscovery.orchestration import Reviewer, RunContract, prepare_settin
 from sciencediscovery.runtime_core import ConfigurationError, Message, RunEventSink, make_plugin_manager
 from sciencediscovery.tools.definitions import ToolDefinition
 from sciencediscovery.tools.registry import ToolRegistry
+from sciencediscovery.tools.settings import OUTPUT_STORE_SETTING
+from sciencediscovery.tools.store import MemoryToolOutputStore
 
 from ..http.app import ServiceParts
 from ..runs import RunService, RunSummary
@@ -99,7 +101,9 @@ class Platform:
         """Every tool the installed plugins contribute (deferred ones included), for ``tools list``."""
         contract = RunContract.from_mapping({"objective": "list tools"})
         settings = prepare_settings(self.plugin_manager, self.run_settings(contract, child_runs=self.composer))
-        registry = ToolRegistry.from_plugins(self.plugin_manager, settings)
+        registry = ToolRegistry.from_plugins(
+            self.plugin_manager, {**settings, OUTPUT_STORE_SETTING: MemoryToolOutputStore()}
+        )
         return [tool for name in registry.names if (tool := registry.get(name)) is not None]
 
     def service_parts(self) -> ServiceParts:
@@ -129,6 +133,9 @@ class Platform:
             return await self.runs.run(session.context_id, Message.user(contract.objective))
 
     async def resume(self, context_id: str, *, progress: bool = False) -> RunSummary:
+        """Continue a session from its last committed step (a run that died before its first step starts over)."""
+        session = self.store.get_session(context_id)
         self.store.mark_unfinished_runs_interrupted(context_id)
+        objective = Message.user(RunContract.from_mapping(session.structured_input).objective)
         with ProgressDisplay(self.runs.live, context_id, enabled=progress and sys.stderr.isatty()):
-            return await self.runs.run(context_id)
+            return await self.runs.run(context_id, objective)
