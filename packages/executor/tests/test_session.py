@@ -148,3 +148,23 @@ def test_execute_without_code_is_a_readable_error(call: Any, toolkit: ExecutorTo
 def test_interrupting_an_unknown_session_names_it(call: Any, toolkit: ExecutorToolkit) -> None:
     result = call("e2", action="interrupt", session="nowhere")
     assert result.is_error and "'nowhere'" in result.content
+
+
+def test_a_cancelled_call_interrupts_its_cell_and_keeps_state(
+    call: Any, toolkit: ExecutorToolkit, loop: asyncio.Runner, make_invocation: Any, tool_output: Any
+) -> None:
+    call("c1", code="survivor = 'kept'")
+    handler = next(d.handler for d in toolkit.definitions() if d.name == "python_session")
+
+    async def scenario() -> None:
+        code = "import time\nwhile True:\n    time.sleep(0.01)"
+        running = asyncio.create_task(tool_output(handler, make_invocation("python_session", {"code": code}, "c2")))
+        await asyncio.sleep(1.0)
+        running.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await running
+
+    loop.run(scenario())
+    after = call("c3", code="print(survivor)", timeout_s=20)
+    assert not after.is_error, after.content
+    assert "kept" in after.content

@@ -96,8 +96,8 @@ class KernelSession:
         self._client = client
         try:
             await self._wait_ready()
-        except SessionError:
-            await self.shutdown()
+        except BaseException:  # a failed or cancelled start leaves no kernel, cgroup or directory behind
+            await asyncio.shield(self.shutdown())
             raise
 
     async def _wait_ready(self) -> None:
@@ -140,7 +140,12 @@ class KernelSession:
                     await self.shutdown()
                     detail = "the previous kernel had died; a new kernel was started (earlier state is lost)"
                 await self.start()
-            return await self._execute(code, produced_by, timeout_s, detail)
+            try:
+                return await self._execute(code, produced_by, timeout_s, detail)
+            except asyncio.CancelledError:
+                if self.running:
+                    self.interrupt()  # a cancelled call stops its cell; the session keeps its state
+                raise
 
     async def _execute(self, code: str, produced_by: str, timeout_s: float | None, detail: str) -> ExecutionResult:
         client = self._require_client()
@@ -150,7 +155,8 @@ class KernelSession:
         before = set(self._outputs.rglob("*"))
         stdout, stderr = HeadTailBuffer(limits.capture_bytes), HeadTailBuffer(limits.capture_bytes)
         self._cells += 1
-        msg_id = client.execute(code, store_history=True, allow_stdin=False)
+        # stop_on_error=False: a failed or interrupted cell must not abort the next call's cell
+        msg_id = client.execute(code, store_history=True, allow_stdin=False, stop_on_error=False)
         deadline = time.monotonic() + (timeout_s or limits.wall_seconds)
         status, interrupted_at, outputs = "ok", None, 0
         while True:
