@@ -1,0 +1,160 @@
+"""Governed HTTP GET: the network policy at every hop, DNS answers checked, size and time limits, a disk cache.
+
+Redirects are followed here, not by httpx, so each target is checked with
+``NetworkPolicy.check_url`` and every address its host resolves to with
+``check_address`` before a request is sent. Proxies come from the environment
+(``HTTP_PROXY``, ``HTTPS_PROXY``, ``NO_PROXY``, as httpx reads them); when a proxy
+carries the request, the proxy resolves the name, so only the URL and literal
+addresses are checked locally. Responses are cached on disk by hishel following
+RFC 9111 (``Cache-Control``, ``Expires``, validators).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import urllib.parse
+import urllib.request
+from collections.abc import Mapping
+
+import attrs
+import hishel
+import httpx
+from hishel.httpx import AsyncCacheClient
+
+from sciencediscovery.governance.network import NetworkPolicy
+
+from .errors import WebFetchError
+from .extract import readable_text
+from .settings import WebSettings
+
+USER_AGENT = "sciencediscovery-data-source (+governed web_fetch)"
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+
+
+@attrs.frozen
+class FetchedPage:
+    """One fetch: the URLs visited in order (``hops[-1]`` answered), its status, type, text and cache use."""
+
+    url: str
+    hops: tuple[str, ...]
+    status: int
+    content_type: str
+    text: str
+    from_cache: bool
+    bytes: int
+
+    @property
+    def final_url(self) -> str:
+        return self.hops[-1]
+
+
+class WebFetcher:
+    """Fetches URLs under one :class:`NetworkPolicy` with the limits of :class:`WebSettings`."""
+
+    def __init__(
+        self, policy: NetworkPolicy, settings: WebSettings | None = None, *, environ: Mapping[str, str] | None = None
+    ) -> None:
+        self.policy = policy
+        self.settings = settings or WebSettings()
+        self._environ = environ
+
+    def _proxied(self, url: str) -> bool:
+        proxies = (
+            urllib.request.getproxies_environment()
+            if self._environ is None
+            else {
+                key[:-6].lower(): value
+                for key, value in self._environ.items()
+                if key.lower().endswith("_proxy") and value
+            }
+        )
+        parts = urllib.parse.urlsplit(url)
+        if parts.scheme not in proxies and "all" not in proxies:
+            return False
+        return not urllib.request.proxy_bypass_environment(parts.hostname or "", proxies)
+
+    async def check(self, url: str) -> None:
+        """Refuse ``url`` unless the policy allows its scheme, host and every address the host resolves to."""
+        verdict = self.policy.check_url(url)
+        if not verdict.allowed:
+            raise WebFetchError(f"{url} refused by the network policy: {verdict.reason}", "network_policy")
+        parts = urllib.parse.urlsplit(url)
+        if self._proxied(url):
+            return
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        try:
+            answers = await asyncio.get_running_loop().getaddrinfo(parts.hostname, port, type=socket.SOCK_STREAM)
+        except OSError as error:
+            raise WebFetchError(f"{url}: host {parts.hostname} cannot be resolved ({error})", "network_error") from None
+        for *_, sockaddr in answers:
+            verdict = self.policy.check_address(str(sockaddr[0]))
+            if not verdict.allowed:
+                raise WebFetchError(
+                    f"{url} refused by the network policy: "
+                    f"{parts.hostname} resolves to {sockaddr[0]}: {verdict.reason}",
+                    "network_policy",
+                )
+
+    def _client(self) -> httpx.AsyncClient:
+        timeout = httpx.Timeout(self.settings.timeout_s)
+        headers = {"User-Agent": USER_AGENT}
+        if self.settings.cache_dir is None:
+            return httpx.AsyncClient(timeout=timeout, headers=headers, follow_redirects=False)
+        self.settings.cache_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+        storage = hishel.AsyncSqliteStorage(database_path=self.settings.cache_dir / "http-cache.sqlite")
+        options = hishel.CacheOptions(shared=False)
+        return AsyncCacheClient(timeout=timeout, headers=headers, follow_redirects=False, storage=storage, rfc=options)
+
+    async def fetch(self, url: str) -> FetchedPage:
+        """GET ``url`` following at most ``max_redirects`` redirects; the text is extracted by content type."""
+        try:
+            async with asyncio.timeout(self.settings.timeout_s):
+                return await self._fetch(url)
+        except TimeoutError:
+            raise WebFetchError(f"{url}: no complete answer within {self.settings.timeout_s:g} s", "timeout") from None
+        except httpx.HTTPError as error:
+            raise WebFetchError(f"{url}: {type(error).__name__}: {error}", "network_error") from None
+
+    async def _fetch(self, url: str) -> FetchedPage:
+        hops: list[str] = []
+        current = url
+        async with self._client() as client:
+            while True:
+                await self.check(current)
+                hops.append(current)
+                async with client.stream("GET", current) as response:
+                    if response.status_code in REDIRECT_STATUSES and "location" in response.headers:
+                        if len(hops) > self.settings.max_redirects:
+                            raise WebFetchError(
+                                f"{url}: more than {self.settings.max_redirects} redirects", "too_many_redirects"
+                            )
+                        current = str(response.url.join(response.headers["location"]))
+                        continue
+                    body = await self._read(response, current)
+                    status = response.extensions.get("caching")
+                    content_type = response.headers.get("content-type", "")
+                    if response.status_code >= 400:
+                        raise WebFetchError(f"{current} answered HTTP {response.status_code}", "http_status")
+                    text = readable_text(body, content_type, response.charset_encoding, current)
+                    return FetchedPage(
+                        url=url,
+                        hops=tuple(hops),
+                        status=response.status_code,
+                        content_type=content_type,
+                        text=text,
+                        from_cache=bool(getattr(status, "from_cache", False)),
+                        bytes=len(body),
+                    )
+
+    async def _read(self, response: httpx.Response, url: str) -> bytes:
+        limit = self.settings.max_bytes
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > limit:
+            raise WebFetchError(f"{url}: response of {declared} bytes exceeds the limit of {limit} bytes", "too_large")
+        chunks = bytearray()
+        async for chunk in response.aiter_bytes():
+            chunks += chunk
+            if len(chunks) > limit:
+                raise WebFetchError(f"{url}: response exceeds the limit of {limit} bytes", "too_large")
+        return bytes(chunks)
