@@ -39,7 +39,7 @@ class ConservativeTokenEstimator:
 
     Every text costs 1 token; ASCII punctuation, line breaks, digits and capitals (which
     tokenizers split finely in numbers, units and gene names) 1 each; other
-    ASCII characters 1 per 2.5. A non-ASCII character costs its UTF-8 length (3
+    ASCII characters 1 per 2. A non-ASCII character costs its UTF-8 length (3
     for a CJK character), the most a byte-level BPE tokenizer can spend on it.
     Real tokenizers spend about 4 English characters per token and 1-3 tokens
     per CJK character, so ordinary text is counted high (adversarial ASCII,
@@ -55,7 +55,7 @@ class ConservativeTokenEstimator:
         ascii_bytes = text.encode("ascii", "ignore")
         punctuation = len(ascii_bytes) - len(ascii_bytes.translate(None, _PUNCTUATION))
         dense = len(ascii_bytes) - len(ascii_bytes.translate(None, _DENSE))
-        tokens = 1 + punctuation + dense + -(-(len(ascii_bytes) - punctuation - dense) * 2 // 5)
+        tokens = 1 + punctuation + dense + -(-(len(ascii_bytes) - punctuation - dense) // 2)
         if len(ascii_bytes) < characters:
             tokens += len(text.encode("utf-8")) - len(ascii_bytes)
         return tokens
