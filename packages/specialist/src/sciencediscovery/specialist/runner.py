@@ -136,7 +136,7 @@ class SpecialistRunner:
         contract = output_contract(definition) if definition is not None else None
         if contract is None or result.status is not RunStatus.COMPLETED:
             return result, ""
-        brief = final_text(result)
+        brief = final_text(result).strip()
         findings = contract_findings(contract, brief, self.brief_chars)
         supervision.checked(1, findings)
         if not findings:
@@ -156,7 +156,7 @@ class SpecialistRunner:
         else:
             repaired = attrs.evolve(repaired, turns=result.turns + repaired.turns)
         if repaired.status is RunStatus.COMPLETED:
-            brief = final_text(repaired)
+            brief = final_text(repaired).strip()
             findings = contract_findings(contract, brief, self.brief_chars)
             supervision.checked(2, findings)
             if not findings:

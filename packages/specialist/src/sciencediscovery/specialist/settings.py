@@ -7,6 +7,7 @@ from typing import Any
 
 from sciencediscovery.orchestration import settings as orchestration_keys
 from sciencediscovery.orchestration.delegation import DEFAULT_BRIEF_CHARS
+from sciencediscovery.orchestration.subagents import child_run_factory
 from sciencediscovery.runtime_core import ConfigurationError, RunEventSink
 
 from .runner import DEFAULT_MAX_CONCURRENT, SpecialistRunner
@@ -29,7 +30,7 @@ def supervise_child_runs(settings: Mapping[str, Any], *, events: RunEventSink | 
     and before the tools are built. Without a factory, or with one already
     supervised, ``settings`` is returned unchanged (as a new dict).
     """
-    factory = orchestration_keys.child_run_factory(settings)
+    factory = child_run_factory(settings)
     if factory is None or isinstance(factory, SpecialistRunner):
         return dict(settings)
     runner = SpecialistRunner(
