@@ -148,8 +148,13 @@ def test_a_failing_or_turn_limited_child_gets_no_contract_check(harness) -> None
 
 def test_the_evidence_reviewer_brief_is_checked_against_its_json_schema(harness) -> None:
     bad = json.dumps({"claims": [{"claim": "x", "verdict": "maybe", "evidence": []}], "overall": "supported"})
-    good = json.dumps({"claims": [{"claim": "x", "verdict": "supported", "evidence": ["PMID:1"]}], "overall": "supported"})
-    script = [reply("", ToolCall("call-1", "task", {"objective": "Check", "specialist": "evidence-reviewer"})), reply("ok")]
+    good = json.dumps(
+        {"claims": [{"claim": "x", "verdict": "supported", "evidence": ["PMID:1"]}], "overall": "supported"}
+    )
+    script = [
+        reply("", ToolCall("call-1", "task", {"objective": "Check", "specialist": "evidence-reviewer"})),
+        reply("ok"),
+    ]
     result, run, factory = harness.run_main(harness.manager(), script, {"evidence-reviewer": [reply(bad), reply(good)]})
     [first, second] = run.sink.of_kind("subagent_brief_checked")
     assert first.findings[0].startswith("claims/0/verdict: 'maybe' is not one of")

@@ -35,7 +35,11 @@ def test_a_completed_delegation_goes_created_running_completed_and_the_channel_r
     result, run, _ = harness.run_main(harness.manager(), script, {"subagent": [reply("The brief.")]})
     assert result.status is RunStatus.COMPLETED
     events = [e for e in run.sink.of_kind("subagent_state_changed")]
-    assert [(e.previous, e.state) for e in events] == [(None, "created"), ("created", "running"), ("running", "completed")]
+    assert [(e.previous, e.state) for e in events] == [
+        (None, "created"),
+        ("created", "running"),
+        ("running", "completed"),
+    ]
     assert {(e.run_id, e.context_id, e.child_context_id) for e in events} == {
         ("run-main", "ctx-main", "ctx-main/task-call-1")
     }

@@ -44,18 +44,28 @@ def test_main_run_delegates_to_two_specialists_concurrently_and_receives_validat
     script = [
         reply(
             "",
-            ToolCall("call-scout", "task", {"objective": "Find evidence on TP53 R175H", "specialist": "literature-scout"}),
-            ToolCall("call-review", "task", {"objective": "Check the resistance claim", "specialist": "evidence-reviewer"}),
+            ToolCall(
+                "call-scout", "task", {"objective": "Find evidence on TP53 R175H", "specialist": "literature-scout"}
+            ),
+            ToolCall(
+                "call-review", "task", {"objective": "Check the resistance claim", "specialist": "evidence-reviewer"}
+            ),
         ),
         reply("Done."),
     ]
-    children = {"literature-scout": [after_both_started(SCOUT_BRIEF)], "evidence-reviewer": [after_both_started(REVIEW_BRIEF)]}
+    children = {
+        "literature-scout": [after_both_started(SCOUT_BRIEF)],
+        "evidence-reviewer": [after_both_started(REVIEW_BRIEF)],
+    }
     result, run, factory = harness.run_main(harness.manager(harness.LabTools()), script, children)
 
     assert result.status is RunStatus.COMPLETED
     scout, review = result.history[2], result.history[3]
     assert (scout.tool_call_id, scout.status, review.tool_call_id, review.status) == (
-        "call-scout", ToolResultStatus.OK, "call-review", ToolResultStatus.OK,
+        "call-scout",
+        ToolResultStatus.OK,
+        "call-review",
+        ToolResultStatus.OK,
     )
     assert scout.content == SCOUT_BRIEF.strip() and json.loads(review.content)["overall"] == "supported"
 
@@ -84,9 +94,14 @@ def test_main_run_delegates_to_two_specialists_concurrently_and_receives_validat
 
 
 def test_the_catalogue_of_specialists_is_in_the_main_capabilities_section_only(harness) -> None:
-    script = [reply("", ToolCall("call-1", "task", {"objective": "Compare", "specialist": "methods-comparer"})), reply("ok")]
+    script = [
+        reply("", ToolCall("call-1", "task", {"objective": "Compare", "specialist": "methods-comparer"})),
+        reply("ok"),
+    ]
     brief = "## Methods\na\n## Criteria\nb\n## Comparison\nc\n## Recommendation\nd\n## Limitations\ne"
-    _, run, factory = harness.run_main(harness.manager(harness.LabTools()), script, {"methods-comparer": [reply(brief)]})
+    _, run, factory = harness.run_main(
+        harness.manager(harness.LabTools()), script, {"methods-comparer": [reply(brief)]}
+    )
     main_prompt = run.model.inputs[0].system_prompt
     catalogue = main_prompt[main_prompt.index("Specialists (delegate with task") :]
     for name in ("data-analyst", "evidence-reviewer", "literature-scout", "methods-comparer"):

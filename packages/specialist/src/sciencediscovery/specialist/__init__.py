@@ -10,7 +10,13 @@ cancellation cascade and the output-contract check with one repair round.
 from .builtins import DATA_ANALYST, EVIDENCE_REVIEWER, LITERATURE_SCOUT, METHODS_COMPARER, builtin_specialists
 from .catalogue import catalogue_factory, render_catalogue
 from .contracts import JsonSchemaContract, OutputContract, RequiredSections, contract_from_mapping
-from .definitions import Specialist, load_specialists, output_contract, specialist_from_mapping, specialists_from_mapping
+from .definitions import (
+    Specialist,
+    load_specialists,
+    output_contract,
+    specialist_from_mapping,
+    specialists_from_mapping,
+)
 from .errors import LifecycleError, SpecialistDefinitionError, SpecialistError
 from .lifecycle import (
     TERMINAL_STATES,

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from sciencediscovery.context import (
+    ContextScope,
     Contribution,
     ContributionRequest,
     Contributor,
     ContributorFactory,
-    ContextScope,
     SectionSlot,
     SystemSection,
 )

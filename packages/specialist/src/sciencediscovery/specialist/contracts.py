@@ -112,7 +112,9 @@ def _schema(instance: JsonSchemaContract, attribute: attrs.Attribute[Mapping[str
         jsonschema.validators.validator_for(value).check_schema(value)
     except jsonschema.SchemaError as error:
         path = "".join(f"[{part!r}]" for part in error.path)
-        raise SpecialistDefinitionError(f"contract.schema{path}", f"is not a valid JSON Schema: {error.message}") from None
+        raise SpecialistDefinitionError(
+            f"contract.schema{path}", f"is not a valid JSON Schema: {error.message}"
+        ) from None
 
 
 def parse_json_brief(text: str) -> Any:

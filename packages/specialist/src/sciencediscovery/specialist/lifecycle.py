@@ -50,9 +50,7 @@ TRANSITIONS: dict[SubagentState, frozenset[SubagentState]] = {
 def check_transition(previous: SubagentState, state: SubagentState, child_context_id: str) -> None:
     """Raise :class:`LifecycleError` unless ``previous -> state`` is a lifecycle edge."""
     if state not in TRANSITIONS[previous]:
-        raise LifecycleError(
-            f"subagent {child_context_id!r}: no transition from {previous.value} to {state.value}"
-        )
+        raise LifecycleError(f"subagent {child_context_id!r}: no transition from {previous.value} to {state.value}")
 
 
 @attrs.frozen(kw_only=True)

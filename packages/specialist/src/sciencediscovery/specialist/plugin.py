@@ -1,4 +1,4 @@
-"""Entry-point plugin of sciencediscovery-specialist: the built-in specialists, their catalogue and the child-run relay."""
+"""Entry-point plugin of sciencediscovery-specialist: the built-in specialists, their catalogue, the child relay."""
 
 from __future__ import annotations
 
