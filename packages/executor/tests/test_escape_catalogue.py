@@ -40,6 +40,7 @@ class Attempt:
     code: str
     expect: str = "refused"  # refused | a status (cpu_limit, timeout, output_limit) | "contained"
     check: Callable[[ExecutionResult, dict[str, Any]], None] | None = None
+    wall_seconds: int | None = None  # rows that must hit the wall clock use a shorter one
 
 
 def _no_request(result: ExecutionResult, ctx: dict[str, Any]) -> None:
@@ -324,6 +325,7 @@ PROCESSES = [
     """,
         expect="limit",
         check=_no_leftover_processes,
+        wall_seconds=2,
     ),
     Attempt(
         "thread-bomb",
@@ -353,7 +355,7 @@ PROCESSES = [
         ),
     ),
     Attempt("infinite-cpu-loop", "while True:\n    pass\n", expect="limit"),
-    Attempt("sleep-forever", "time.sleep(3600)\n", expect="timeout"),
+    Attempt("sleep-forever", "time.sleep(3600)\n", expect="timeout", wall_seconds=2),
     Attempt("stdout-flood", "while True:\n    print('x' * 4096)\n", expect="output_limit", check=_bounded_output),
     Attempt(
         "stderr-flood", "while True:\n    sys.stderr.write('y' * 4096)\n", expect="output_limit", check=_bounded_output
@@ -443,7 +445,9 @@ def test_attempt_is_refused_or_contained(attempt: Attempt, context: Any, leaky_h
     plain = {k: v for k, v in context.items() if k not in {"server", "workspace", "sleeper"}}
     code = PREAMBLE + f"CTX = json.loads({json.dumps(plain)!r})\n"
     code += textwrap.dedent(attempt.code)
-    result = asyncio.run(leaky_host_executor.run_script(code, produced_by=f"catalogue-{attempt.id}"))
+    result = asyncio.run(
+        leaky_host_executor.run_script(code, produced_by=f"catalogue-{attempt.id}", wall_seconds=attempt.wall_seconds)
+    )
     output = result.stdout.text + result.stderr.text
     assert "ESCAPED" not in output, output
     if attempt.expect == "refused":
