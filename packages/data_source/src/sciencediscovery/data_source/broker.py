@@ -46,6 +46,7 @@ class McpBroker:
             for name, config in sources.servers.items()
         }
         self._withheld: dict[str, ToolListChange] = {}
+        self._list_locks = {name: asyncio.Lock() for name in sources.servers}
         self._pending: dict[str, list[Notice]] = {}
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="mcp-broker", daemon=True)
@@ -130,6 +131,7 @@ class McpBroker:
                         run_id=run, context_id=ctx, server=server, attempt=failures, backoff_s=delay
                     )
                 )
+        if started or connection.list_stale or self._list_locks[server].locked():
             try:
                 await self._check_list(server, notices)
             except ServerCrashed as error:
@@ -166,7 +168,9 @@ class McpBroker:
 
     async def _check_list(self, server: str, notices: list[Notice]) -> None:
         """Compare the live list with the approved one; a difference withholds tools and becomes an event."""
-        live = await self._connections[server].list_tools()
+        async with self._list_locks[server]:
+            self._connections[server].list_stale = False
+            live = await self._connections[server].list_tools()
         change = diff(self.pins.approved(server) or (), live)
         if not change:
             self._withheld.pop(server, None)

@@ -34,7 +34,9 @@ class ServerCrashed(Exception):
 class McpConnection:
     """Owns one server's MCP client in a task of the broker loop (the SDK's contexts need one owner task).
 
-    ``on_list_changed`` is awaited when the server announces a changed tool list.
+    The session uses the initialize handshake (the SDK's ``legacy`` mode), on which servers
+    announce ``notifications/tools/list_changed`` unprompted. Such an announcement marks
+    the list stale and schedules ``on_list_changed``.
     """
 
     def __init__(
@@ -52,6 +54,7 @@ class McpConnection:
         self._lock = asyncio.Lock()
         self.starts = 0
         self.failures = 0
+        self.list_stale = False
 
     @property
     def running(self) -> bool:
@@ -70,11 +73,12 @@ class McpConnection:
 
     async def _message(self, message: Any) -> None:
         if isinstance(message, mcp_types.ToolListChangedNotification):
+            self.list_stale = True
             asyncio.get_running_loop().create_task(self._on_list_changed())
 
     async def _own(self, ready: asyncio.Future[Client], stop: asyncio.Event) -> None:
         try:
-            async with Client(self._target(), cache=None, message_handler=self._message) as client:
+            async with Client(self._target(), cache=None, message_handler=self._message, mode="legacy") as client:
                 ready.set_result(client)
                 await stop.wait()
         except BaseException as error:
