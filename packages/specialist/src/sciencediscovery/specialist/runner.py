@@ -103,7 +103,7 @@ class SpecialistRunner:
                 result = await self._run(supervision, spec)
                 result, note = await self._check_brief(supervision, spec, result)
         except asyncio.CancelledError:
-            supervision.move(SubagentState.CANCELLED, "cancelled with its parent")
+            supervision.move(SubagentState.CANCELLED, "the task call awaiting it was cancelled")
             raise
         except Exception as error:
             reason = f"the child run could not be run: {type(error).__name__}: {error}"
