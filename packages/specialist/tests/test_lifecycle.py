@@ -219,3 +219,26 @@ def test_only_lifecycle_edges_are_accepted_and_terminal_states_are_final(path) -
                 check_transition(state, target, "ctx")
     assert all(not TRANSITIONS[terminal] for terminal in TERMINAL_STATES)
     assert {s for targets in TRANSITIONS.values() for s in targets} == set(SubagentState) - {SubagentState.CREATED}
+
+
+def test_the_cancellation_cascade_reaches_grandchildren(harness) -> None:
+    gate = harness.Gate(reply("never"), asyncio.Event())
+    settings = {"profiles": {"subagent": {"denied_tools": ["review_checkpoint"]}}}  # subagents may delegate
+    script = [reply("", ToolCall("call-1", "task", {"objective": "Delegate further"})), reply("Done.")]
+    child_script = [reply("", ToolCall("c-1", "task", {"objective": "The deep part"})), gate]
+    runtime, run, factory = harness.main_run(harness.manager(), script, {"subagent": child_script}, settings)
+    factory.base_settings["child_run_factory"] = factory  # each child composes its own runner around it
+
+    async def scenario():
+        handle = runtime.start(RunRequest("ctx-main", [Message.user("go")], run_id="run-main"))
+        await harness.until(lambda: gate.entered == 1)
+        handle.cancel()
+        return await handle.result()
+
+    assert asyncio.run(scenario()).status is RunStatus.CANCELLED
+    child = factory.runs["ctx-main/task-call-1"]
+    assert states_of(run, "ctx-main/task-call-1") == ["created", "running", "cancelled"]
+    assert states_of(child, "ctx-main/task-call-1/task-c-1") == ["created", "running", "cancelled"]
+    for descendant in factory.runs.values():
+        assert [e.status for e in descendant.sink.of_kind("run_finished")] == ["cancelled"]
+    assert len(factory.runs) == 2
