@@ -27,8 +27,7 @@ def memory_context_factory(client: MemoryClient, max_chars: int) -> ContributorF
         if not content:
             return Contribution()
         attachment = Attachment(id=CONTRIBUTOR_ID, source="memory", trust=Trust.TRUSTED_DATA, content=content)
-        # attrs' generic ``converter=tuple`` on Contribution is untyped for mypy (context owns that class)
-        return Contribution(attachments=(attachment,))  # type: ignore[arg-type]
+        return Contribution(attachments=(attachment,))
 
     def create(scope: ContextScope) -> Contributor:
         return Contributor(id=CONTRIBUTOR_ID, contribute_fn=contribute, scopes={scope})

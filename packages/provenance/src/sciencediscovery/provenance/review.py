@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 import json
+from collections.abc import Iterable
 from typing import Protocol, runtime_checkable
 
 import attrs
@@ -42,12 +43,16 @@ class ReviewFinding:
     claim_id: str | None = None
 
 
+def _findings(findings: Iterable[ReviewFinding]) -> tuple[ReviewFinding, ...]:
+    return tuple(findings)
+
+
 @attrs.frozen
 class ReviewOutcome:
     """A reviewer's answer."""
 
     decision: ReviewDecision
-    findings: tuple[ReviewFinding, ...] = attrs.field(default=(), converter=tuple)
+    findings: tuple[ReviewFinding, ...] = attrs.field(default=(), converter=_findings)
     summary: str = ""
 
 

@@ -58,11 +58,12 @@ class ReviewRunnerAdapter:
     async def review(self, objective: str, evidence: ReviewEvidence, level: ReviewLevel) -> ReviewOutcome:
         outcome = await self.reviewer.review(objective, evidence.render(), level.value)
         decision = outcome.decision if outcome.decision in {d.value for d in ReviewDecision} else None
+        findings: tuple[ReviewFinding, ...] = tuple(
+            ReviewFinding(message=f.message, severity=f.severity, claim_id=f.claim_id) for f in outcome.findings
+        )
         return ReviewOutcome(
             decision=ReviewDecision(decision) if decision else ReviewDecision.REVISE_AND_RETRY,
-            findings=tuple(
-                ReviewFinding(message=f.message, severity=f.severity, claim_id=f.claim_id) for f in outcome.findings
-            ),
+            findings=findings,
             summary=outcome.summary if decision else f"the reviewer gave no usable decision: {outcome.summary}",
         )
 

@@ -192,23 +192,24 @@ class Composer:
         """Run a subagent or reviewer as its own durable session (context id ``spec.context_id``)."""
         store = self.platform.store
         parent_model = self.platform.settings.model
-        config = {
+        model = spec.profile.model or parent_model
+        if not model:
+            raise ValueError(f"child run {spec.context_id!r} has no model spec (profile {spec.scope.value} names none)")
+        config: dict[str, Any] = {
             "scope": spec.scope.value,
             "mode": self.platform.settings.mode,
-            "model": spec.profile.model or parent_model,
+            "model": model,
             "max_turns": spec.max_turns,
             "parent": spec.parent.context_id if spec.parent else None,
             "specialist": spec.specialist,
         }
-        if not config["model"]:
-            raise ValueError(f"child run {spec.context_id!r} has no model spec (profile {spec.scope.value} names none)")
         session = store.create_session(spec.context_id, spec.contract.to_json(), config)
         store.append_step(session.context_id, spec.history)
         plan = RunPlan(
             context_id=spec.context_id,
             scope=ContextScope(spec.scope.value),
-            mode=config["mode"],
-            model=config["model"],
+            mode=self.platform.settings.mode,
+            model=model,
             contract=spec.contract,
             max_turns=spec.max_turns,
             history=spec.history,

@@ -11,7 +11,7 @@ from typing import Any, Literal, Protocol
 import attrs
 from fastapi import FastAPI, Header, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
-from sse_starlette.sse import EventSourceResponse, ServerSentEvent
+from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from sciencediscovery.runtime_core import Message
 from sciencediscovery.runtime_core.serialization import event_to_json
