@@ -19,7 +19,13 @@ from sciencediscovery.runtime_core import (
     make_plugin_manager,
 )
 from sciencediscovery.runtime_core.events import RunStarted
-from sciencediscovery.specialist import ChildEventRelay, builtin_specialists, render_catalogue
+from sciencediscovery.specialist import (
+    ChildEventRelay,
+    RequiredSections,
+    Specialist,
+    builtin_specialists,
+    render_catalogue,
+)
 from sciencediscovery.specialist import plugin as specialist_plugin
 from sciencediscovery.tools.definitions import ToolAction, ToolDefinition
 
@@ -150,3 +156,33 @@ def test_the_data_analyst_gets_the_executor_tools_exactly_when_they_are_installe
     tools = [t.name for t in factory.models["data-analyst"].inputs[0].tools]
     expected = ["run_code", "python_session"] if installed else []
     assert sorted(tools) == sorted(["read_file", "list_files", *expected])
+
+
+class Modelled:
+    @hookimpl
+    def register_specialists(self, register, settings):
+        register(
+            Specialist.create(
+                name="modelled",
+                description="Runs on its own model",
+                identity="You are modelled.",
+                tools=(),
+                max_turns=2,
+                contract=RequiredSections(["Answer"]),
+                model="scripted:lab-model.json",
+            )
+        )
+
+
+def test_a_specialist_model_spec_reaches_the_child_and_none_means_the_parents(harness) -> None:
+    calls = [
+        ToolCall("call-1", "task", {"objective": "a", "specialist": "modelled"}),
+        ToolCall("call-2", "task", {"objective": "b", "specialist": "methods-comparer"}),
+    ]
+    comparison = "## Methods\na\n## Criteria\nb\n## Comparison\nc\n## Recommendation\nd\n## Limitations\ne"
+    children = {"modelled": [reply("## Answer\n42")], "methods-comparer": [reply(comparison)]}
+    _, _, factory = harness.run_main(harness.manager(Modelled()), [reply("", *calls), reply("ok")], children)
+    assert {spec.specialist: spec.profile.model for spec in factory.specs} == {
+        "modelled": "scripted:lab-model.json",
+        "methods-comparer": None,  # the composition root uses the parent's model
+    }
