@@ -105,13 +105,19 @@ class McpBroker:
         backoff), ``server_unavailable`` (it could not be started) or ``mcp_error``.
         """
         self.server(server)
-        return await self._submit(self._call(server, tool, dict(arguments), notices))
+        return await self._submit(self._delivering(server, self._call(server, tool, dict(arguments), notices), notices))
+
+    async def _delivering(self, server: str, call: Coroutine[Any, Any, T], notices: list[Notice]) -> T:
+        """Run ``call``, then hand over the server's queued events (a list change seen meanwhile)."""
+        try:
+            return await call
+        finally:
+            notices.extend(self._pending.pop(server, []))
 
     async def _call(
         self, server: str, tool: str, arguments: dict[str, Any], notices: list[Notice]
     ) -> mcp_types.CallToolResult:
         connection = self._connections[server]
-        notices.extend(self._pending.pop(server, []))
         failures = connection.failures
         try:
             started, delay = await connection.ensure_started()

@@ -132,7 +132,7 @@ class WebFetcher:
                         current = str(response.url.join(response.headers["location"]))
                         continue
                     body = await self._read(response, current)
-                    status = response.extensions.get("caching")
+                    caching = response.extensions.get("caching") or {}
                     content_type = response.headers.get("content-type", "")
                     if response.status_code >= 400:
                         raise WebFetchError(f"{current} answered HTTP {response.status_code}", "http_status")
@@ -143,7 +143,7 @@ class WebFetcher:
                         status=response.status_code,
                         content_type=content_type,
                         text=text,
-                        from_cache=bool(getattr(status, "from_cache", False)),
+                        from_cache=bool(caching.get("from_cache", False)),
                         bytes=len(body),
                     )
 
