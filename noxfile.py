@@ -87,9 +87,36 @@ def typecheck(session: nox.Session) -> None:
 
 @nox.session
 def demo(session: nox.Session) -> None:
-    """The main job: a scripted scientific run end to end."""
+    """The main job: the literature-review scenario end to end (scripted model, SQLite store, traces on)."""
     _sync(session, "--all-packages")
-    session.run("python", "examples/kernel_demo.py", *session.posargs, env=_env(session))
+    scenario = ROOT / "examples" / "literature_review"
+    output = ROOT / ".tmp" / "demo"
+    session.run(
+        "sciencediscovery",
+        "run",
+        "--objective",
+        "Review current evidence about TP53 resistance mechanisms",
+        "--constraint",
+        "Use selected literature skill",
+        "--constraint",
+        "Do not execute ungoverned tools",
+        "--output-requirement",
+        "Cited summary",
+        "--output-requirement",
+        "State uncertainty",
+        "--model",
+        f"scripted:{scenario / 'script.json'}",
+        "--skills",
+        str(scenario / "skills"),
+        "--workspace",
+        str(scenario / "workspace"),
+        "--data-dir",
+        str(output / "data"),
+        "--trace-dir",
+        str(output / "traces"),
+        *session.posargs,
+        env=_env(session),
+    )
 
 
 @nox.session

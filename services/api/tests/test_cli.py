@@ -67,7 +67,8 @@ def test_run_prints_one_json_object_and_writes_traces(scenario: Path) -> None:
     assert result["status"] == "completed"
     assert result["final_answer"] == "TP53 summary with citations."
     assert result["turns"] == 2
-    traces = sorted((scenario / "traces" / result["context_id"]).glob("turn-*.json"))
+    assert result["trace_dir"] == str(scenario / "traces" / result["context_id"])
+    traces = sorted(Path(result["trace_dir"]).glob("turn-*.json"))
     assert [t.name for t in traces] == ["turn-0001.json", "turn-0002.json"]
     assert all(t.stat().st_mode & 0o777 == 0o600 for t in traces)
     shown = cli("trace", "show", str(traces[1]))

@@ -25,6 +25,7 @@ from sciencediscovery.context import (
     discover_contributor_factories,
     discover_state_channels,
 )
+from sciencediscovery.context.trace import safe_context_dir
 from sciencediscovery.model import ScriptedProvider, resolve_model_facts
 from sciencediscovery.orchestration import ChildRunSpec, RunContract, prepare_settings
 from sciencediscovery.provenance import manifest_model_client
@@ -39,6 +40,7 @@ from sciencediscovery.runtime_core import (
     ToolSpec,
     TurnStarted,
 )
+from sciencediscovery.specialist import supervise_child_runs
 from sciencediscovery.tools.compose import build_tools
 from sciencediscovery.tools.registry import ToolRegistry
 
@@ -89,6 +91,7 @@ class RunPlan:
     contract: RunContract
     max_turns: int
     history: tuple[Message, ...]
+    child: ChildRunSpec | None = None
 
 
 async def legacy_system_prompt(factories: Sequence[Any], scope: ContextScope, context_id: str) -> str:
@@ -136,15 +139,14 @@ class Composer:
         if scripted is not None:
             scripted.turns_used = int(resume.get(SCRIPT_CURSOR, 0))
         settings = prepare_settings(manager, platform.run_settings(plan.contract, child_runs=self))
+        if plan.child is not None:  # the child's contract and profile (its specialist identity, tools, turns)
+            settings = plan.child.settings(settings)
+        settings = supervise_child_runs(settings)  # specialist lifecycle, concurrency cap, brief contracts
         model_client = manifest_model_client(provider_client, settings)
-        profile = settings["profiles"].for_scope(plan.scope.value)
         everything = build_tools(manager, settings)
-        allowed = [
-            name
-            for name in everything.registry.names
-            if profile.allows_tool(name) and (not profile.read_only or _read_only(everything.registry, name))
-        ]
-        tools = build_tools(manager, settings, allow=allowed, store=everything.store)
+        tools = build_tools(
+            manager, settings, allow=self._allowed(plan, settings, everything.registry), store=everything.store
+        )
         settings = {**settings, "tool_registry": tools.registry}
         turn_tools = TurnTools(tools.registry)
         facts = resolve_model_facts(plan.model, platform.settings.environ)
@@ -183,9 +185,20 @@ class Composer:
         return ComposedRun(
             runtime,
             max_turns=plan.max_turns,
-            trace_dir=context_settings.trace_dir if context_settings.trace else None,
+            trace_dir=context_settings.trace_dir / safe_context_dir(plan.context_id)
+            if context_settings.trace and context_settings.trace_dir
+            else None,
             resume_state=(lambda: {SCRIPT_CURSOR: scripted.turns_used}) if scripted is not None else dict,
         )
+
+    @staticmethod
+    def _allowed(plan: RunPlan, settings: Mapping[str, Any], registry: ToolRegistry) -> list[str]:
+        """The run's governed tool subset: a child's spec decides for it, the scope's profile otherwise."""
+        definitions = [tool for name in registry.names if (tool := registry.get(name)) is not None]
+        if plan.child is not None:
+            return [tool.name for tool in plan.child.select_tools(definitions)]
+        profile = settings["profiles"].for_scope(plan.scope.value)
+        return [t.name for t in definitions if profile.allows_tool(t.name) and (t.read_only or not profile.read_only)]
 
     # -- ChildRunFactory ----------------------------------------------------------
     async def run_child(self, spec: ChildRunSpec) -> RunResult:
@@ -213,6 +226,7 @@ class Composer:
             contract=spec.contract,
             max_turns=spec.max_turns,
             history=spec.history,
+            child=spec,
         )
         composed = await self._compose(plan, durable_sink(store, lambda: composed), {})
         run_id = f"run-{uuid.uuid4().hex[:12]}"
@@ -223,8 +237,3 @@ class Composer:
         final = result.final_message.content if result.final_message else None
         store.finish_run(run_id, result.status.value, result.reason, result.turns, {"final_answer": final})
         return result
-
-
-def _read_only(registry: ToolRegistry, name: str) -> bool:
-    tool = registry.get(name)
-    return tool is not None and tool.read_only
