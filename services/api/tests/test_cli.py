@@ -112,11 +112,11 @@ def test_bad_environment_value_names_the_variable(scenario: Path) -> None:
 
 
 def test_plugins_and_tools_are_listed(tmp_path: Path) -> None:
-    plugins = cli("plugins", "list")
+    plugins = cli("plugins", "list", cwd=tmp_path)
     assert plugins.returncode == 0, plugins.stderr
     for name in ("tools", "context", "orchestration", "governance", "workspace", "model"):
         assert name in plugins.stdout
-    tools = cli("tools", "list", "--workspace", str(tmp_path))
+    tools = cli("tools", "list", "--workspace", str(tmp_path), cwd=tmp_path)
     assert tools.returncode == 0, tools.stderr
     for name in ("read_file", "write_file", "update_plan", "read_tool_output"):
         assert name in tools.stdout
