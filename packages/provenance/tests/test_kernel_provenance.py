@@ -36,6 +36,7 @@ class MeasurePlugin:
                 metadata={
                     "artifacts": [{"path": str(figure), "name": figure.name, "media_type": "image/png"}],
                     "permission_epoch": "epoch-7",
+                    "environment_revision": "env-0123456789abcdef",
                 },
             )
 
@@ -94,6 +95,7 @@ def test_every_tool_execution_has_exactly_one_record_whose_hashes_verify(setting
         assert record.status == results[call.id].status.value
         assert record.context_id == "ctx-1"
     assert by_id["c1"].action == "code" and by_id["c1"].permission_epoch == "epoch-7"
+    assert by_id["c1"].environment_revision == "env-0123456789abcdef"
     assert by_id["c1"].duration_s is not None and by_id["c1"].started_at <= by_id["c1"].finished_at
     assert by_id["c2"].status == "error" and by_id["c2"].error_kind == "tool_exception"
     assert by_id["c3"].error_kind == "unknown_tool" and by_id["c3"].action is None  # never reached a handler

@@ -84,6 +84,7 @@ def export_prov(store: ProvenanceStore, run_id: str) -> ProvDocument:
                 action=record.action,
                 source=record.source,
                 permission_epoch=record.permission_epoch,
+                environment_revision=record.environment_revision,
                 duration_s=record.duration_s,
             ),
         )

@@ -32,6 +32,8 @@ ARTIFACTS_KEY = "artifacts"
 """Tool-result metadata key listing produced files: ``[{"path" or "sha256", "name", "media_type", ...}]``."""
 PERMISSION_EPOCH_KEY = "permission_epoch"
 """Tool-result metadata key naming the permission epoch the invocation was authorized under."""
+ENVIRONMENT_REVISION_KEY = "environment_revision"
+"""Tool-result metadata key naming the reproducible environment a code execution ran in."""
 
 
 class ProvenanceRecorder:
@@ -90,6 +92,7 @@ class ProvenanceRecorder:
     async def after(self, invocation: ToolInvocation, tool: ToolDefinition, result: Message) -> None:
         context = invocation.context
         epoch = result.metadata.get(PERMISSION_EPOCH_KEY)
+        revision = result.metadata.get(ENVIRONMENT_REVISION_KEY)
         self.store.tool_observed(
             run_id=context.run_id,
             context_id=context.context_id,
@@ -100,6 +103,7 @@ class ProvenanceRecorder:
             action=tool.action.value,
             source=tool.source,
             permission_epoch=None if epoch is None else str(epoch),
+            environment_revision=None if revision is None else str(revision),
         )
         self._commit(context.run_id, context.context_id, context.turn, invocation.call, result)
         if result.status is not ToolResultStatus.OK:

@@ -43,7 +43,8 @@ class ModelTurnManifest:
 class ToolExecutionRecord:
     """One tool execution: hashes of its arguments and committed result, outcome, timing and policy facts.
 
-    ``action``, ``source`` and ``permission_epoch`` are known when the tool
+    ``action``, ``source``, ``permission_epoch`` and ``environment_revision`` (the
+    executor's reproducible-environment id, for code executions) are known when the tool
     observer saw the invocation; calls the dispatcher never executed (unknown
     tools, interrupted calls) are recorded from the committed result alone.
     """
@@ -60,6 +61,7 @@ class ToolExecutionRecord:
     action: str | None
     source: str | None
     permission_epoch: str | None
+    environment_revision: str | None
     started_at: str | None
     finished_at: str | None
     duration_s: float | None

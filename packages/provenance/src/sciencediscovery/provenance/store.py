@@ -37,7 +37,8 @@ CREATE TABLE IF NOT EXISTS model_turns (
 CREATE TABLE IF NOT EXISTS tool_executions (
     run_id TEXT NOT NULL, context_id TEXT NOT NULL, call_id TEXT NOT NULL, turn INTEGER NOT NULL, tool TEXT NOT NULL,
     argument_hash TEXT NOT NULL, result_hash TEXT, status TEXT, error_kind TEXT, action TEXT, source TEXT,
-    permission_epoch TEXT, started_at TEXT, finished_at TEXT, duration_s REAL, PRIMARY KEY (run_id, call_id));
+    permission_epoch TEXT, environment_revision TEXT, started_at TEXT, finished_at TEXT, duration_s REAL,
+    PRIMARY KEY (run_id, call_id));
 CREATE INDEX IF NOT EXISTS tool_executions_context ON tool_executions (context_id, call_id);
 CREATE TABLE IF NOT EXISTS derivations (
     run_id TEXT NOT NULL, call_id TEXT NOT NULL, sha256 TEXT NOT NULL, name TEXT NOT NULL, media_type TEXT,
@@ -146,15 +147,28 @@ class ProvenanceStore:
         action: str,
         source: str,
         permission_epoch: str | None,
+        environment_revision: str | None = None,
     ) -> None:
-        """What the tool observer knows: the tool's policy facts and when it finished."""
+        """What the tool observer knows: the tool's policy facts, the environment it ran in, when it finished."""
         self._write(
             "INSERT INTO tool_executions (run_id, context_id, call_id, turn, tool, argument_hash, action, source, "
-            "permission_epoch, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "permission_epoch, environment_revision, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
             "ON CONFLICT (run_id, call_id) DO UPDATE SET action = excluded.action, source = excluded.source, "
-            "permission_epoch = excluded.permission_epoch, "
+            "permission_epoch = excluded.permission_epoch, environment_revision = excluded.environment_revision, "
             "finished_at = COALESCE(tool_executions.finished_at, excluded.finished_at)",
-            (run_id, context_id, call_id, turn, tool, argument_hash, action, source, permission_epoch, now()),
+            (
+                run_id,
+                context_id,
+                call_id,
+                turn,
+                tool,
+                argument_hash,
+                action,
+                source,
+                permission_epoch,
+                environment_revision,
+                now(),
+            ),
         )
 
     def tool_timed(
