@@ -85,6 +85,7 @@ class McpBroker:
         tools withheld after a change.
         """
         self.server(name)
+        self._require_open()
         return await self._submit(self._approve(name))
 
     async def _approve(self, name: str) -> ToolListChange:
@@ -105,6 +106,7 @@ class McpBroker:
         backoff), ``server_unavailable`` (it could not be started) or ``mcp_error``.
         """
         self.server(server)
+        self._require_open()
         return await self._submit(self._delivering(server, self._call(server, tool, dict(arguments), notices), notices))
 
     async def _delivering(self, server: str, call: Coroutine[Any, Any, T], notices: list[Notice]) -> T:
@@ -208,10 +210,11 @@ class McpBroker:
         return relist
 
     # -- lifetime ----------------------------------------------------------------
-    async def _submit(self, coroutine: Coroutine[Any, Any, T]) -> T:
+    def _require_open(self) -> None:
         if self._closed:
-            coroutine.close()
             raise McpCallError("the MCP broker is closed", "server_unavailable")
+
+    async def _submit(self, coroutine: Coroutine[Any, Any, T]) -> T:
         return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coroutine, self._loop))
 
     def run_sync(self, coroutine: Coroutine[Any, Any, T]) -> T:
