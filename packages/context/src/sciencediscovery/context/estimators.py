@@ -32,15 +32,17 @@ class TokenEstimator(Protocol):
 
 _PUNCTUATION = b"!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~"
 _DENSE = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ\n\r\t"
+_DIGIT_OR_OTHER = bytes(48 if 48 <= code <= 57 else 97 for code in range(256))  # b"0" for digits, b"a" else
 
 
 class ConservativeTokenEstimator:
     """Overestimates on purpose, for mixed Chinese/English scientific text.
 
-    Every text costs 1 token; ASCII punctuation, line breaks, digits and capitals (which
-    tokenizers split finely in numbers, units and gene names) 1 each; other
-    ASCII characters 1 per 2. A non-ASCII character costs its UTF-8 length (3
-    for a CJK character), the most a byte-level BPE tokenizer can spend on it.
+    Every text costs 1 token; ASCII punctuation, line breaks, digits and
+    capitals (which tokenizers split finely in numbers, units and gene names)
+    1 each, plus 1 per number (its neighbours split off); other ASCII
+    characters 1 per 2.5. A non-ASCII character costs its UTF-8 length (3 for
+    a CJK character), the most a byte-level BPE tokenizer can spend on it.
     Real tokenizers spend about 4 English characters per token and 1-3 tokens
     per CJK character, so ordinary text is counted high (adversarial ASCII,
     such as random letter soup, can cost more). Every pass runs at C speed.
@@ -55,7 +57,9 @@ class ConservativeTokenEstimator:
         ascii_bytes = text.encode("ascii", "ignore")
         punctuation = len(ascii_bytes) - len(ascii_bytes.translate(None, _PUNCTUATION))
         dense = len(ascii_bytes) - len(ascii_bytes.translate(None, _DENSE))
-        tokens = 1 + punctuation + dense + -(-(len(ascii_bytes) - punctuation - dense) // 2)
+        classes = ascii_bytes.translate(_DIGIT_OR_OTHER)
+        numbers = classes.count(b"a0") + classes.startswith(b"0")
+        tokens = 1 + punctuation + dense + numbers + -(-(len(ascii_bytes) - punctuation - dense) * 2 // 5)
         if len(ascii_bytes) < characters:
             tokens += len(text.encode("utf-8")) - len(ascii_bytes)
         return tokens
