@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+import json
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 import attrs
 from rich.console import Console
 from rich.status import Status
 
+from sciencediscovery.artifact_manager import open_store
+from sciencediscovery.artifact_manager.tools import artifact_json
 from sciencediscovery.governance import PermissionService, decision_from_data
 from sciencediscovery.governance.errors import (
     AlreadyResolvedError,
@@ -18,11 +22,15 @@ from sciencediscovery.governance.errors import (
     UnknownRequestError,
 )
 from sciencediscovery.orchestration import Reviewer
+from sciencediscovery.provenance.errors import UnknownRecordError
+from sciencediscovery.provenance.export import export_prov_json
 from sciencediscovery.provenance.review import ReviewDecision, ReviewEvidence, ReviewFinding, ReviewLevel, ReviewOutcome
+from sciencediscovery.provenance.settings import store_for
 from sciencediscovery.runtime_core import RunEvent
 
 from ..errors import DecisionConflictError, ServiceError, UnknownPermissionRequestError
 from ..runs import LiveEvents
+from ..store import RunRecord
 
 
 class GovernanceDesk:
@@ -114,3 +122,28 @@ def _describe(event: RunEvent) -> str | None:
     if event.kind == "overflow_recovery":
         return f"turn {turn}: context overflow, compacting and retrying once"
     return None
+
+
+class RecordsDesk:
+    """Read-only views of a session's artifacts and provenance for the HTTP API."""
+
+    def __init__(self, data_dir: Path, runs_of: Callable[[str], list[RunRecord]]) -> None:
+        self.data_dir = data_dir
+        self.runs_of = runs_of
+
+    def artifacts(self, context_id: str) -> list[Mapping[str, Any]]:
+        return [artifact_json(artifact) for artifact in open_store(self.data_dir).artifacts(context_id=context_id)]
+
+    def provenance(self, context_id: str) -> Mapping[str, Any]:
+        """Each run's W3C PROV-JSON document and the session's tool-execution records."""
+        store = store_for({"data_dir": str(self.data_dir)})
+        documents = {}
+        for run in self.runs_of(context_id):
+            try:
+                documents[run.run_id] = json.loads(export_prov_json(store, run.run_id))
+            except UnknownRecordError:
+                continue  # the run died before provenance saw it start
+        return {
+            "runs": documents,
+            "executions": [attrs.asdict(record) for record in store.context_executions(context_id)],
+        }

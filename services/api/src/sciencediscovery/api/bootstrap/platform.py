@@ -23,7 +23,7 @@ from ..http.app import ServiceParts
 from ..runs import RunService, RunSummary
 from ..settings import ServiceSettings
 from ..store import SqliteSessionStore
-from .desks import GovernanceDesk, ProgressDisplay, ReviewRunnerAdapter
+from .desks import GovernanceDesk, ProgressDisplay, RecordsDesk, ReviewRunnerAdapter
 from .runtime import Composer
 
 log = structlog.get_logger("sciencediscovery.api")
@@ -108,7 +108,13 @@ class Platform:
 
     def service_parts(self) -> ServiceParts:
         assert self.permissions is not None  # set in __init__
-        return ServiceParts(runs=self.runs, permissions=GovernanceDesk(self.permissions))
+        records = RecordsDesk(self.settings.data_dir, self.store.runs_of)
+        return ServiceParts(
+            runs=self.runs,
+            permissions=GovernanceDesk(self.permissions),
+            artifacts=records.artifacts,
+            provenance=records.provenance,
+        )
 
     # -- the CLI's entry points -----------------------------------------------------
     async def run_new(
