@@ -84,7 +84,7 @@ def test_web_sources_become_deferred_tools_and_the_catalog_lists_every_source(tm
     with broker(sources, tmp_path / "pins.json") as mcp:
         tools = run_tools({"mcp_broker": mcp})
         assert tools.registry.get("web__ncbi").deferred
-        assert [t.name for t in tools.registry.search("NCBI gene pages", 3)][0] == "web__ncbi"
+        assert tools.registry.search("NCBI gene pages", 3)[0].name == "web__ncbi"
         assert LIST_SOURCES in tools.registry.names
         assert [t.name for t in tools.registry.search("biomedical abstracts", 3)] == [LIST_SOURCES]
         listing = asyncio.run(

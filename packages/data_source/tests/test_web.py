@@ -24,7 +24,7 @@ ARTICLE = (
 
 def fetcher(tmp_path, policy=None, **limits) -> WebFetcher:
     settings = WebSettings(cache_dir=tmp_path / "cache", **limits)
-    return WebFetcher(policy or NetworkPolicy.from_config(LOOPBACK), settings, environ={})
+    return WebFetcher(policy or NetworkPolicy.from_config(LOOPBACK), settings)
 
 
 def fetch(web: WebFetcher, url: str):
@@ -113,6 +113,22 @@ def test_content_types(web_server, tmp_path):
         assert refused.value.error_kind == kind
     with pytest.raises(WebFetchError, match="artifact"):
         fetch(web, server.url("/paper.pdf"))
+
+
+def test_requests_go_through_the_proxy_named_by_the_environment(web_server, tmp_path, monkeypatch):
+    answer = (200, {"Content-Type": "text/plain"}, b"via proxy")
+    proxy = web_server({"http://papers.example/abstract": lambda h: answer})
+    monkeypatch.setenv("HTTP_PROXY", proxy.url(""))
+    policy = NetworkPolicy.from_config({"allow": ["papers.example"], "default": "deny"})
+    page = fetch(fetcher(tmp_path, policy), "http://papers.example/abstract")  # the proxy resolves the name
+    assert page.text == "via proxy" and proxy.hits == {"http://papers.example/abstract": 1}
+    with pytest.raises(WebFetchError) as refused:
+        fetch(fetcher(tmp_path, policy), "http://elsewhere.example/")  # the policy still applies to the URL
+    assert refused.value.error_kind == "network_policy"
+    monkeypatch.setenv("NO_PROXY", "papers.example")
+    with pytest.raises(WebFetchError) as direct:
+        fetch(fetcher(tmp_path, policy), "http://papers.example/abstract")  # bypassed: resolved locally, and fails
+    assert direct.value.error_kind == "network_error" and proxy.hits == {"http://papers.example/abstract": 1}
 
 
 def test_too_many_redirects(web_server, tmp_path):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
+from typing import Any, cast
 
 import httpx2
 import mcp_types
@@ -43,7 +43,7 @@ class McpConnection:
         self,
         config: ServerConfig,
         secrets: Mapping[str, str],
-        on_list_changed: Callable[[], Awaitable[None]],
+        on_list_changed: Callable[[], Coroutine[Any, Any, None]],
     ) -> None:
         self.config = config
         self._secrets = secrets
@@ -119,7 +119,7 @@ class McpConnection:
 
     async def call_tool(self, name: str, arguments: Mapping[str, Any]) -> mcp_types.CallToolResult:
         client = await self._require()
-        result = await self._guard(client.call_tool(name, dict(arguments)))
+        result = cast(mcp_types.CallToolResult, await self._guard(client.call_tool(name, dict(arguments))))
         self.failures = 0
         return result
 

@@ -12,10 +12,9 @@ RFC 9111 (``Cache-Control``, ``Expires``, validators).
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 import urllib.parse
-import urllib.request
-from collections.abc import Mapping
 
 import attrs
 import hishel
@@ -52,27 +51,22 @@ class FetchedPage:
 class WebFetcher:
     """Fetches URLs under one :class:`NetworkPolicy` with the limits of :class:`WebSettings`."""
 
-    def __init__(
-        self, policy: NetworkPolicy, settings: WebSettings | None = None, *, environ: Mapping[str, str] | None = None
-    ) -> None:
+    def __init__(self, policy: NetworkPolicy, settings: WebSettings | None = None) -> None:
         self.policy = policy
         self.settings = settings or WebSettings()
-        self._environ = environ
 
     def _proxied(self, url: str) -> bool:
-        proxies = (
-            urllib.request.getproxies_environment()
-            if self._environ is None
-            else {
-                key[:-6].lower(): value
-                for key, value in self._environ.items()
-                if key.lower().endswith("_proxy") and value
-            }
-        )
+        """Whether the environment sends ``url`` through a proxy (``*_proxy`` set and not bypassed by ``no_proxy``)."""
+        found = {key.lower(): value for key, value in os.environ.items() if key.lower().endswith("_proxy") and value}
         parts = urllib.parse.urlsplit(url)
-        if parts.scheme not in proxies and "all" not in proxies:
+        if f"{parts.scheme}_proxy" not in found and "all_proxy" not in found:
             return False
-        return not urllib.request.proxy_bypass_environment(parts.hostname or "", proxies)
+        host = (parts.hostname or "").lower()
+        for entry in found.get("no_proxy", "").split(","):
+            suffix = entry.strip().lower().lstrip(".")
+            if suffix == "*" or (suffix and (host == suffix or host.endswith("." + suffix))):
+                return False
+        return True
 
     async def check(self, url: str) -> None:
         """Refuse ``url`` unless the policy allows its scheme, host and every address the host resolves to."""
