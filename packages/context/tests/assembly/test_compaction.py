@@ -124,7 +124,9 @@ def test_the_checkpoint_is_standing_and_open_calls_are_never_summarized() -> Non
     second = compact(tuple(second_input), pressure=1000, limit=20_000)
     checkpoints = [m for m in second.history if m.metadata.get("context_checkpoint")]
     assert len(checkpoints) == 1
-    assert "Earlier checkpoint" in checkpoint_text(checkpoints[0])
+    text = checkpoint_text(checkpoints[0])
+    assert "search(c0)" in text and "search(c50)" in text  # earlier work carried forward, new work added
+    assert text.startswith("## Primary request and intent\nReview TP53 resistance mechanisms")
 
 
 class Scripted:

@@ -22,6 +22,7 @@ from .checkpoint import (
     ModelSummarizer,
     Summarizer,
     SummaryRequest,
+    checkpoint_sections,
     normalize_checkpoint,
 )
 from .compaction import CompactionReport, CompactionResult, HistoryCompactor, compact_message_count
@@ -129,6 +130,7 @@ __all__ = [
     "apply_context_budget",
     "attachment_message",
     "build_context_assembler",
+    "checkpoint_sections",
     "compact_message_count",
     "discover_contributor_factories",
     "discover_state_channels",

@@ -65,6 +65,20 @@ class CheckpointReport:
         return bool(self.missing or self.duplicates or self.unknown_headings or self.preamble or self.next_step_trimmed)
 
 
+def checkpoint_sections(text: str) -> dict[str, str]:
+    """The body of each of the eight sections of a normalized checkpoint, by title."""
+    bodies: dict[str, list[str]] = {title: [] for title in CHECKPOINT_SECTIONS}
+    current: str | None = None
+    for line in text.splitlines():
+        heading = _HEADING.match(line)
+        title = _CANONICAL.get(heading.group(1).strip().rstrip(":").lower()) if heading else None
+        if title is not None:
+            current = title
+        elif current is not None:
+            bodies[current].append(line)
+    return {title: "\n".join(lines).strip() for title, lines in bodies.items()}
+
+
 def normalize_checkpoint(text: str, known_refs: set[str] | frozenset[str]) -> tuple[str, CheckpointReport]:
     """Rewrite ``text`` into exactly the eight sections; report missing/duplicate sections and unknown refs.
 
@@ -127,6 +141,7 @@ class SummaryRequest:
     target_tokens: int
     attempt: int = 1
     sections: tuple[str, ...] = CHECKPOINT_SECTIONS
+    task_anchor: str | None = None
 
 
 @runtime_checkable
@@ -139,6 +154,8 @@ class Summarizer(Protocol):
 def render_transcript(request: SummaryRequest) -> str:
     """The full source transcript as JSON lines (data, never instructions)."""
     lines = []
+    if request.task_anchor:
+        lines.append(json.dumps({"task_anchor": request.task_anchor}, ensure_ascii=False))
     if request.previous_checkpoint:
         lines.append(json.dumps({"previous_checkpoint": request.previous_checkpoint}, ensure_ascii=False))
     for message in request.messages:
@@ -197,8 +214,10 @@ class ModelSummarizer:
 class DeterministicSummarizer:
     """A structural checkpoint without a model (tests, benchmarks, offline runs).
 
-    It lists the request anchor, successful and failed tool calls, and cited
-    stored-output refs, each bounded, so the result is small and reproducible.
+    It carries the previous checkpoint's sections forward and adds the
+    segment's successful and failed tool calls and cited stored-output refs,
+    keeping the last ``max_items`` lines of each list, so the result stays
+    small and reproducible.
     """
 
     def __init__(self, *, max_items: int = 12, excerpt_chars: int = 160) -> None:
@@ -210,14 +229,19 @@ class DeterministicSummarizer:
         return flat if len(flat) <= self.excerpt_chars else flat[: self.excerpt_chars] + "..."
 
     async def summarize(self, request: SummaryRequest) -> str:
-        return self.summarize_now(request.previous_checkpoint, request.messages)
+        return self.summarize_now(request.previous_checkpoint, request.messages, request.task_anchor)
 
-    def summarize_now(self, previous: str | None, messages: Sequence[Message]) -> str:
+    def summarize_now(self, previous: str | None, messages: Sequence[Message], task_anchor: str | None = None) -> str:
+        earlier = checkpoint_sections(previous) if previous else {}
         calls = {c.id: c for m in messages for c in m.tool_calls}
-        intent = next((m.content for m in messages if m.role is Role.USER), "")
-        done: list[str] = []
-        failed: list[str] = []
-        refs: list[str] = []
+        lists: dict[str, list[str]] = {
+            title: [line for line in earlier.get(title, "").splitlines() if line.startswith("- ")]
+            for title in (
+                "Completed work and verified findings",
+                "Evidence, artifacts, and references",
+                "Failed or abandoned leads",
+            )
+        }
         for message in messages:
             if message.role is not Role.TOOL:
                 continue
@@ -225,19 +249,20 @@ class DeterministicSummarizer:
             label = f"{message.name or (call.name if call else 'tool')}({message.tool_call_id})"
             ref = message.metadata.get(OUTPUT_REF_KEY)
             if ref:
-                refs.append(f"- {label}: [ref:{ref}]")
-            if message.status is ToolResultStatus.OK:
-                done.append(f"- {label}: {self._excerpt(message.content)}")
-            else:
-                failed.append(f"- {label}: {self._excerpt(message.content)}")
-        previous_intent = ""
-        if previous:
-            previous_intent = f"Earlier checkpoint:\n{self._excerpt(previous)}\n"
+                lists["Evidence, artifacts, and references"].append(f"- {label}: [ref:{ref}]")
+            target = (
+                "Completed work and verified findings"
+                if message.status is ToolResultStatus.OK
+                else "Failed or abandoned leads"
+            )
+            lists[target].append(f"- {label}: {self._excerpt(message.content)}")
+        intent = next((m.content for m in messages if m.role is Role.USER), "")
+        primary = earlier.get("Primary request and intent", "")
+        if not primary or primary == EMPTY_SECTION:
+            primary = self._excerpt(task_anchor or intent)
         bodies = {
-            "Primary request and intent": previous_intent + (self._excerpt(intent) if intent else ""),
-            "Completed work and verified findings": "\n".join(done[-self.max_items :]),
-            "Evidence, artifacts, and references": "\n".join(refs[-self.max_items :]),
-            "Failed or abandoned leads": "\n".join(failed[-self.max_items :]),
+            "Primary request and intent": primary,
+            **{title: "\n".join(lines[-self.max_items :]) for title, lines in lists.items()},
             "Next step": "Continue from the most recent step in the visible history.",
         }
         return "\n\n".join(f"## {title}\n{bodies.get(title, '') or EMPTY_SECTION}" for title in CHECKPOINT_SECTIONS)

@@ -268,8 +268,12 @@ class HistoryCompactor:
         errors: list[str] = []
         rejections = 0
         run_id, context_id, turn = identity
+        anchor_at = task_anchor_index(history)
+        task = history[anchor_at].content if anchor_at is not None else None
         for attempt in range(1, self.attempts + 1):
-            request = SummaryRequest(run_id, context_id, turn, previous_text, source, source_tokens // 2, attempt)
+            request = SummaryRequest(
+                run_id, context_id, turn, previous_text, source, source_tokens // 2, attempt, task_anchor=task
+            )
             try:
                 text = await self.summarizer.summarize(request)
             except Exception as error:
