@@ -340,3 +340,14 @@ def test_events_follow_the_lifecycle():
         "step_committed",
         "run_finished",
     ]
+
+
+def test_a_continued_run_numbers_its_turns_after_earlier_runs_and_bounds_only_its_own():
+    runtime, model, assembler, sink = build([reply("", ToolCall("c1", "echo")), reply("", ToolCall("c2", "echo"))])
+    request = RunRequest("ctx-1", [Message.user("go")], max_turns=1, first_turn=7)
+    result = asyncio.run(runtime.run(request))
+    assert result.status is RunStatus.TURN_LIMIT
+    assert result.turns == 1
+    assert [e.turn for e in sink.of_kind("turn_started")] == [7]
+    assert [r.turn for r in assembler.requests] == [7]
+    assert [e.turn for e in sink.of_kind("step_committed")] == [7]

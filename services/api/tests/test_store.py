@@ -132,3 +132,12 @@ def test_unopenable_path_is_a_store_error(tmp_path):
     blocker.write_text("x")
     with pytest.raises(StoreError, match="cannot open session store"):
         SqliteSessionStore(blocker / "sub" / "s.sqlite")
+
+
+def test_last_turn_comes_from_the_event_log(store):
+    store.create_session("ctx", {}, {})
+    assert store.last_turn("ctx") == 0
+    for turn in (1, 2, 3):
+        store.append_event("ctx", "run-1", "turn_started", {"turn": turn})
+    store.append_event("ctx", "run-1", "model_output", {"turn": 9})
+    assert store.last_turn("ctx") == 3

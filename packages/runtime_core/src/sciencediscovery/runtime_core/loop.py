@@ -143,12 +143,12 @@ class AgentLoop:
             if self.turns >= self.request.max_turns:
                 return _Terminal(RunStatus.TURN_LIMIT, f"model-turn bound of {self.request.max_turns} reached")
             self.turns += 1
-            turn = self.turns
+            turn = self.request.first_turn - 1 + self.turns
             self.waits.turn = turn
             self._emit(TurnStarted(**self._ids(), turn=turn))
             response = await self._call_model(turn)
             message = response.message
-            self._check_new_calls(message)
+            self._check_new_calls(turn, message)
             self._emit(
                 ModelOutput(
                     **self._ids(),
@@ -210,12 +210,12 @@ class AgentLoop:
         finally:
             self._model_s += time.perf_counter() - started
 
-    def _check_new_calls(self, message: Message) -> None:
+    def _check_new_calls(self, turn: int, message: Message) -> None:
         seen: set[str] = set()
         for call in message.tool_calls:
             if call.id in seen or call.id in self._call_ids:
                 raise DuplicateToolCallIdError(
-                    f"turn {self.turns}: the model used tool call id {call.id!r} more than once; "
+                    f"turn {turn}: the model used tool call id {call.id!r} more than once; "
                     "the assistant message was not committed"
                 )
             seen.add(call.id)

@@ -43,13 +43,16 @@ class RunRequest:
 
     A history whose last step has calls without results (a run interrupted
     mid-step) is accepted; the kernel closes those calls with cancelled
-    results before the first turn.
+    results before the first turn. ``first_turn`` numbers this run's turns
+    after those of earlier runs of the same context (events, traces and tool
+    visibility use it); ``max_turns`` bounds this run alone.
     """
 
     context_id: str = attrs.field(validator=_non_empty_id)
     history: tuple[Message, ...] = attrs.field(converter=message_tuple, validator=_paired)
     max_turns: int = attrs.field(default=50, validator=_positive)
     run_id: str = attrs.field(factory=lambda: f"run-{uuid.uuid4().hex[:12]}", validator=_non_empty_id)
+    first_turn: int = attrs.field(default=1, validator=_positive)
 
 
 @attrs.frozen

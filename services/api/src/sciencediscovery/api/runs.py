@@ -136,7 +136,10 @@ class RunService:
         finally:
             self._starting.discard(context_id)
         self.store.start_run(run_id, context_id)
-        handle = composed.runtime.start(RunRequest(context_id, history, max_turns=composed.max_turns, run_id=run_id))
+        first_turn = self.store.last_turn(context_id) + 1  # a continued session numbers its turns on
+        handle = composed.runtime.start(
+            RunRequest(context_id, history, max_turns=composed.max_turns, run_id=run_id, first_turn=first_turn)
+        )
         task = asyncio.get_running_loop().create_task(self._finish(handle, composed))
         self._active[run_id] = (context_id, handle, task)
         return run_id

@@ -87,4 +87,7 @@ class SessionStore(Protocol):
 
     def events_after(self, context_id: str, after_id: int, limit: int = 500) -> list[StoredEvent]: ...
 
+    def last_turn(self, context_id: str) -> int:
+        """The highest model-turn number any run of the session reached (0 before the first)."""
+
     def close(self) -> None: ...

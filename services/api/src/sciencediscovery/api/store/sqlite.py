@@ -223,6 +223,15 @@ class SqliteSessionStore:
         )
         return [StoredEvent(row[0], row[1], row[2], row[3], json.loads(row[4])) for row in rows]
 
+    def last_turn(self, context_id: str) -> int:
+        """The highest model-turn number any run of the session reached (0 before the first)."""
+        rows = self._query(
+            "SELECT MAX(CAST(json_extract(body, '$.turn') AS INTEGER)) FROM events "
+            "WHERE context_id = ? AND kind = 'turn_started'",
+            (context_id,),
+        )
+        return int(rows[0][0] or 0)
+
     def close(self) -> None:
         with self._lock:
             self._db.close()
