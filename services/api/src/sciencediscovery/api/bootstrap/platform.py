@@ -79,7 +79,9 @@ class Platform:
             if self.permissions is not None
             else {}
         )
+        tool_policy = {k: v for k, v in self.settings.environ.items() if k.startswith("SCIENCE_AGENT_TOOL_")}
         return {
+            **tool_policy,
             **workspace,
             **governance,
             "data_dir": str(self.settings.data_dir),
