@@ -146,3 +146,17 @@ def test_a_hostile_brief_reaches_the_main_agent_only_as_sanitized_data(kernel) -
     assert task_result.content.startswith("Summary.")
     assert "</runtime_context_data>" not in task_result.content and "<system>" not in task_result.content
     assert task_result.metadata["trust"] == "untrusted"
+
+
+def test_task_outlives_the_dispatchers_default_per_call_timeout() -> None:
+    from sciencediscovery.orchestration import ProfileSet, TaskTool
+    from sciencediscovery.orchestration.delegation import TASK_TIMEOUT_S
+    from sciencediscovery.tools.settings import ToolSettings
+
+    class Factory:
+        async def run_child(self, spec):
+            raise AssertionError("not called")
+
+    definition = TaskTool(Factory(), ProfileSet.defaults(), {}, 4000).definition()
+    assert definition.timeout_s == TASK_TIMEOUT_S
+    assert definition.timeout_s > ToolSettings().timeout_s

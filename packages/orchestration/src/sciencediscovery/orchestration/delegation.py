@@ -77,6 +77,10 @@ def final_text(result: RunResult) -> str:
     return texts[-1] if texts else ""
 
 
+TASK_TIMEOUT_S = 3600
+"""Upper bound on one delegation's wall time (the child's own turn bound usually ends it first)."""
+
+
 class TaskTool:
     """Starts one child run per call through the injected :class:`ChildRunFactory`.
 
@@ -126,6 +130,7 @@ class TaskTool:
             action=ToolAction.DELEGATE,
             trust=Trust.UNTRUSTED,
             source="orchestration",
+            timeout_s=TASK_TIMEOUT_S,  # a child runs many model turns: the dispatcher's per-call default is too short
         )
 
     def spec_for(self, invocation: ToolInvocation) -> ChildRunSpec:
