@@ -211,6 +211,10 @@ class ModelSummarizer:
         return response.message.content
 
 
+_SIZES = ((12, 160), (8, 100), (5, 60), (3, 30), (2, 0), (1, 0))
+"""(items per list, excerpt characters) tried in order until a checkpoint fits its target."""
+
+
 class DeterministicSummarizer:
     """A structural checkpoint without a model (tests, benchmarks, offline runs).
 
@@ -226,10 +230,22 @@ class DeterministicSummarizer:
 
     def _excerpt(self, text: str) -> str:
         flat = " ".join(text.split())
+        if self.excerpt_chars <= 0:
+            return ""
         return flat if len(flat) <= self.excerpt_chars else flat[: self.excerpt_chars] + "..."
 
     async def summarize(self, request: SummaryRequest) -> str:
-        return self.summarize_now(request.previous_checkpoint, request.messages, request.task_anchor)
+        """The checkpoint, shortened (fewer items, shorter excerpts) toward ``target_tokens``."""
+        budget_chars = request.target_tokens * 2  # at least 2 characters per token in any text we write
+        text = ""
+        for items, excerpt in _SIZES:
+            shrunk = DeterministicSummarizer(
+                max_items=min(items, self.max_items), excerpt_chars=min(excerpt, self.excerpt_chars)
+            )
+            text = shrunk.summarize_now(request.previous_checkpoint, request.messages, request.task_anchor)
+            if len(text) <= budget_chars:
+                break
+        return text
 
     def summarize_now(self, previous: str | None, messages: Sequence[Message], task_anchor: str | None = None) -> str:
         earlier = checkpoint_sections(previous) if previous else {}
@@ -255,7 +271,8 @@ class DeterministicSummarizer:
                 if message.status is ToolResultStatus.OK
                 else "Failed or abandoned leads"
             )
-            lists[target].append(f"- {label}: {self._excerpt(message.content)}")
+            excerpt = self._excerpt(message.content)
+            lists[target].append(f"- {label}: {excerpt}" if excerpt else f"- {label}")
         intent = next((m.content for m in messages if m.role is Role.USER), "")
         primary = earlier.get("Primary request and intent", "")
         if not primary or primary == EMPTY_SECTION:

@@ -268,11 +268,13 @@ class HistoryCompactor:
         errors: list[str] = []
         rejections = 0
         run_id, context_id, turn = identity
+        # aim at half the source, and at most a tenth of the limit so the checkpoint leaves room for history
+        target_tokens = max(1, min(source_tokens // 2, limit // 10))
         anchor_at = task_anchor_index(history)
         task = history[anchor_at].content if anchor_at is not None else None
         for attempt in range(1, self.attempts + 1):
             request = SummaryRequest(
-                run_id, context_id, turn, previous_text, source, source_tokens // 2, attempt, task_anchor=task
+                run_id, context_id, turn, previous_text, source, target_tokens, attempt, task_anchor=task
             )
             try:
                 text = await self.summarizer.summarize(request)
