@@ -213,3 +213,13 @@ def test_a_forced_pass_compacts_even_below_the_threshold(force: bool) -> None:
     result = compact(long, pressure=10**7, limit=10**7, force=force)
     assert result.report.reason == "forced"
     assert result.report.compacted_refs
+
+
+def test_the_deterministic_summarizer_shrinks_toward_its_target() -> None:
+    source = tuple(m for n in range(30) for m in step(n))
+    roomy = asyncio.run(DeterministicSummarizer().summarize(SummaryRequest("r", "c", 1, None, source, 10_000)))
+    tight = asyncio.run(DeterministicSummarizer().summarize(SummaryRequest("r", "c", 1, None, source, 300)))
+    assert len(tight) < len(roomy)
+    for text in (roomy, tight):
+        assert [line[3:] for line in text.splitlines() if line.startswith("## ")] == list(CHECKPOINT_SECTIONS)
+    assert "search(c29)" in tight  # the newest work survives the shrinking
