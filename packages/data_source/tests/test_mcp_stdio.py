@@ -10,7 +10,13 @@ from pathlib import Path
 
 from ds_helpers import broker, call, child_pids, kernel_run, kill_children, run_kernel, run_tools, says, stdio_sources
 
-from sciencediscovery.data_source import McpServerCrashed, McpServerRestarted, McpServerStarted, tool_name
+from sciencediscovery.data_source import (
+    McpServerCrashed,
+    McpServerRestarted,
+    McpServerStarted,
+    sources_from_data,
+    tool_name,
+)
 from sciencediscovery.governance import AllowOnce, AuditLog, Deny, PermissionEpoch, PermissionService, RuleSet
 from sciencediscovery.governance import plugin as governance_plugin
 from sciencediscovery.runtime_core import (
@@ -178,3 +184,29 @@ async def _echo(mcp, sink) -> None:
     assert tool
     notices: list = []
     await mcp.call("everything", "echo", {"message": "x"}, notices)
+
+
+def test_a_call_over_the_server_timeout_is_a_timeout_error_and_the_session_goes_on(npm_servers, tmp_path):
+    sources = sources_from_data(
+        {
+            "mcpServers": {
+                "everything": {"command": "node", "args": [str(npm_servers["everything"]), "stdio"], "timeout_s": 1}
+            }
+        },
+        "test",
+    )
+    with broker(sources, tmp_path / "pins.json") as first:
+        asyncio.run(first.approve("everything"))
+    with broker(sources, tmp_path / "pins.json") as mcp:
+        tools = run_tools({"mcp_broker": mcp})
+        script = [
+            says("", call("tool_search", "s", query=f"select:{LONG},{ECHO}")),
+            says("", call(LONG, "slow", duration=30, steps=30)),
+            says("", call(ECHO, "next", message="on")),
+            says("done"),
+        ]
+        result, _, sink = run_kernel(tools, script)
+    results = {m.tool_call_id: m for m in result.history if m.tool_call_id}
+    assert results["slow"].error_kind == "timeout"
+    assert results["next"].content == "Echo: on"
+    assert not [e for e in sink.events if isinstance(e, McpServerCrashed | McpServerRestarted)]

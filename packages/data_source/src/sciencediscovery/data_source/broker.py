@@ -217,10 +217,6 @@ class McpBroker:
     async def _submit(self, coroutine: Coroutine[Any, Any, T]) -> T:
         return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(coroutine, self._loop))
 
-    def run_sync(self, coroutine: Coroutine[Any, Any, T]) -> T:
-        """Run a broker coroutine from synchronous code (not from inside the broker's own loop)."""
-        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
-
     async def _stop_all(self) -> None:
         await asyncio.gather(*(connection.stop() for connection in self._connections.values()))
 

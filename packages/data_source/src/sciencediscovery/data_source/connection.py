@@ -27,6 +27,13 @@ def backoff_s(failures: int) -> float:
     return 0.0 if failures <= 0 else min(BACKOFF_BASE_S * 2 ** (failures - 1), BACKOFF_MAX_S)
 
 
+def describe(error: BaseException) -> str:
+    """``Type: message`` of the first leaf of an exception group (what actually went wrong)."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return f"{type(error).__name__}: {error}"
+
+
 class ServerCrashed(Exception):
     """The connection died while a request was in flight (process exit, closed pipe, HTTP failure)."""
 
@@ -55,6 +62,7 @@ class McpConnection:
         self.starts = 0
         self.failures = 0
         self.list_stale = False
+        self._tasks: set[asyncio.Task[None]] = set()
 
     @property
     def running(self) -> bool:
@@ -74,7 +82,9 @@ class McpConnection:
     async def _message(self, message: Any) -> None:
         if isinstance(message, mcp_types.ToolListChangedNotification):
             self.list_stale = True
-            asyncio.get_running_loop().create_task(self._on_list_changed())
+            task = asyncio.get_running_loop().create_task(self._on_list_changed())
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
 
     async def _own(self, ready: asyncio.Future[Client], stop: asyncio.Event) -> None:
         try:
@@ -102,7 +112,7 @@ class McpConnection:
                 self._client = await ready
             except Exception as error:
                 self.failures += 1
-                raise ServerCrashed(f"could not start: {type(error).__name__}: {error}") from error
+                raise ServerCrashed(f"could not start: {describe(error)}") from error
             self.starts += 1
             return True, delay
 
@@ -132,23 +142,23 @@ class McpConnection:
         """Run one request; a dead connection is torn down and reported as :class:`ServerCrashed`."""
         try:
             return await request
-        except MCPError as error:
-            if error.code != mcp_types.CONNECTION_CLOSED:
+        except Exception as error:
+            closed = isinstance(error, MCPError) and error.code == mcp_types.CONNECTION_CLOSED
+            transport = isinstance(error, OSError | httpx2.TransportError | EOFError)
+            owner_ended = self._owner is not None and self._owner.done()
+            if not (closed or transport or owner_ended):
                 raise
-            reason = error.message
-        except (OSError, httpx2.TransportError, EOFError) as error:
-            reason = f"{type(error).__name__}: {error}"
+            reason = describe(error)
         self.failures += 1
         await self.stop()
         raise ServerCrashed(reason)
 
     async def stop(self) -> None:
         """Close the session and end the server process (stdin closed, then terminate, then kill)."""
-        client, stop, owner = self._client, self._stop, self._owner
+        stop, owner = self._stop, self._owner
         self._client = self._stop = self._owner = None
         if stop is not None:
             stop.set()
         if owner is not None:
             with contextlib.suppress(Exception, asyncio.CancelledError):
                 await asyncio.wait_for(owner, STOP_TIMEOUT_S)
-        del client
