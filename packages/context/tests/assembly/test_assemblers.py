@@ -231,3 +231,32 @@ def test_a_minimal_window_that_cannot_fit_fails_clearly(kit: Any, tmp_path: Path
     request = AssemblyRequest("run-9", "ctx-9", 1, (Message.user("x" * 20_000),))
     with pytest.raises(BudgetExceededError, match="minimal history window"):
         asyncio.run(dynamic.assemble(request))
+
+
+def test_contributors_are_collected_again_only_when_compaction_changed_the_history(kit: Any, tmp_path: Path) -> None:
+    import asyncio
+
+    from sciencediscovery.context import Contribution, Contributor, ContributorFactory
+
+    seen: list[int] = []
+
+    async def count(request: Any) -> Contribution:
+        seen.append(len(request.history))
+        return Contribution(sections=[IDENTITY])
+
+    dynamic = DynamicContextAssembler(
+        settings=settings(tmp_path, MODEL_MAX_TOKENS="12000", OUTPUT_RESERVE_TOKENS="2000"),
+        tools_provider=kit.tools_provider,
+        summarizer=DeterministicSummarizer(),
+        factories=[ContributorFactory("counter", lambda scope: Contributor("counter", count))],
+    )
+    short = (Message.user("Review TP53"),)
+    asyncio.run(dynamic.assemble(AssemblyRequest("run-a", "ctx-a", 1, short)))
+    assert seen == [1]
+    long: list[Message] = [Message.user("Review TP53")]
+    for n in range(20):
+        call = ToolCall(f"s{n}", "search")
+        long += [Message.assistant("", [call]), Message.tool_result(call, f"abstract {n} " * 300)]
+    seen.clear()
+    assembled = asyncio.run(dynamic.assemble(AssemblyRequest("run-b", "ctx-b", 1, tuple(long))))
+    assert len(seen) == 2 and seen[0] == len(long) and seen[1] == len(assembled.history) < len(long)
