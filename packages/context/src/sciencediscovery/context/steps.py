@@ -26,9 +26,6 @@ class Unit:
     end: int
     open: bool = False
 
-    def messages(self, history: Sequence[Message]) -> tuple[Message, ...]:
-        return tuple(history[self.start : self.end])
-
 
 def split_units(history: Sequence[Message]) -> list[Unit]:
     """The atomic units of ``history`` in order (results follow their assistant message)."""
