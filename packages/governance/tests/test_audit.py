@@ -52,3 +52,26 @@ def test_an_unusable_path_is_a_typed_error_naming_it(tmp_path: Path) -> None:
     with pytest.raises(AuditLogError) as raised:
         AuditLog(tmp_path / "missing-dir" / "audit.sqlite3")
     assert raised.value.path.endswith("missing-dir/audit.sqlite3")
+
+
+def test_the_audit_log_can_be_used_from_another_thread(tmp_path) -> None:
+    """A server may decide on a worker thread while the log was opened on the main one."""
+    import threading
+
+    from sciencediscovery.governance.audit import AuditLog
+
+    log = AuditLog(tmp_path / "audit.sqlite3")
+    failures: list[BaseException] = []
+
+    def use() -> None:
+        try:
+            log.is_retired("epoch-0-x")
+            log.retire_epoch("epoch-0-x", "epoch-1-y")
+        except BaseException as error:
+            failures.append(error)
+
+    worker = threading.Thread(target=use)
+    worker.start()
+    worker.join()
+    assert failures == []
+    assert log.is_retired("epoch-0-x")

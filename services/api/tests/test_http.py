@@ -248,3 +248,57 @@ def test_starting_twice_is_a_conflict(server):
         assert second.status_code == 409
         client.post(f"/runs/{run_id}/cancel")
         wait_status(client, run_id, {"cancelled"})
+
+
+def test_real_governance_permission_flow_through_the_service(tmp_path):
+    """The composition root's own permission desk: an ask is listed over HTTP, decided, and the run goes on."""
+    from sciencediscovery.api.bootstrap.platform import Platform
+    from sciencediscovery.api.settings import ServiceSettings
+
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    script = tmp_path / "script.json"
+    write = {"path": "workspace/results.md", "content": "TP53 summary"}
+    script.write_text(
+        __import__("json").dumps(
+            {"turns": [{"tool_calls": [{"id": "w1", "name": "write_file", "arguments": write}]}, {"content": "saved"}]}
+        )
+    )
+    settings = ServiceSettings.load(
+        data_dir=tmp_path / "data", workspace=workspace, environ={"SCIENCEDISCOVERY_DISABLE_PLUGINS": "hello"}
+    )
+    platform = Platform(settings)
+    app = create_app(platform.service_parts())
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    base = f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
+    try:
+        with httpx.Client(base_url=base) as client:
+            created = client.post("/sessions", json={"objective": "Save the summary", "model": f"scripted:{script}"})
+            context_id = created.json()["context_id"]
+            run_id = client.post(f"/sessions/{context_id}/runs").json()["run_id"]
+            deadline = time.monotonic() + 20
+            while not (pending := client.get("/permissions").json()):
+                assert time.monotonic() < deadline, client.get(f"/runs/{run_id}").json()
+                time.sleep(0.05)
+            [request] = pending
+            assert (request["tool"], request["specifier"], request["context_id"]) == (
+                "write_file",
+                "workspace/results.md",
+                context_id,
+            )
+            assert not (workspace / "results.md").exists()
+            assert client.post("/permissions/req-nope", json={"decision": "deny"}).status_code == 404
+            assert client.post(f"/permissions/{request['id']}", json={"decision": "allow_once"}).status_code == 200
+            assert client.post(f"/permissions/{request['id']}", json={"decision": "deny"}).status_code in (404, 409)
+            body = wait_status(client, run_id, {"completed"})
+            assert body["result"]["final_answer"] == "saved"
+            assert (workspace / "results.md").read_text() == "TP53 summary"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=20)

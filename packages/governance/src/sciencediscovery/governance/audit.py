@@ -10,7 +10,9 @@ from __future__ import annotations
 import datetime
 import os
 import sqlite3
+import threading
 from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -89,19 +91,25 @@ class AuditLog:
             if self.path != ":memory:":
                 os.close(os.open(self.path, os.O_CREAT | os.O_RDWR, 0o600))
                 os.chmod(self.path, 0o600)
-            self._db = sqlite3.connect(self.path, isolation_level=None)
+            # one connection shared by the event loop and the threads a server may call from, serialized by a lock
+            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self._db.executescript(_SCHEMA)
+            self._lock = threading.Lock()
         except (OSError, sqlite3.Error) as error:
             raise AuditLogError(self.path, str(error)) from None
 
     def close(self) -> None:
         self._db.close()
 
+    def _query(self, sql: str, parameters: tuple[object, ...] = ()) -> list[Any]:
+        with self._lock:
+            return self._db.execute(sql, parameters).fetchall()
+
     def _insert(self, table: str, row: dict[str, object]) -> None:
         columns = ", ".join(row)
         marks = ", ".join("?" for _ in row)
         try:
-            self._db.execute(f"INSERT INTO {table} ({columns}) VALUES ({marks})", tuple(row.values()))
+            self._query(f"INSERT INTO {table} ({columns}) VALUES ({marks})", tuple(row.values()))
         except sqlite3.Error as error:
             raise AuditLogError(self.path, f"write failed: {error}") from None
 
@@ -112,7 +120,7 @@ class AuditLog:
     def records(self) -> list[AuditRecord]:
         """Every decision, oldest first."""
         names = [field.name for field in attrs.fields(AuditRecord)]
-        rows = self._db.execute(f"SELECT {', '.join(names)} FROM decisions ORDER BY seq").fetchall()
+        rows = self._query(f"SELECT {', '.join(names)} FROM decisions ORDER BY seq")
         return [AuditRecord(**dict(zip(names, row, strict=True))) for row in rows]
 
     def grant_event(self, event: str, grant: Grant) -> None:
@@ -137,16 +145,16 @@ class AuditLog:
         self._insert("retired_epochs", {"at": now, "epoch_id": epoch_id, "successor_id": successor_id})
 
     def is_retired(self, epoch_id: str) -> bool:
-        return self._db.execute("SELECT 1 FROM retired_epochs WHERE epoch_id = ?", (epoch_id,)).fetchone() is not None
+        return bool(self._query("SELECT 1 FROM retired_epochs WHERE epoch_id = ?", (epoch_id,)))
 
     def project_grants(self, epoch_id: str) -> list[Grant]:
         """Project grants of ``epoch_id`` that were granted, not revoked and not retired, in grant order."""
-        rows = self._db.execute(
+        rows = self._query(
             "SELECT grant_id, rule, context_id, source FROM grant_events g WHERE event = 'granted' AND scope = ? "
             "AND epoch_id = ? AND NOT EXISTS (SELECT 1 FROM grant_events r WHERE r.event = 'revoked' "
             "AND r.grant_id = g.grant_id) AND epoch_id NOT IN (SELECT epoch_id FROM retired_epochs) ORDER BY seq",
             (GrantScope.PROJECT.value, epoch_id),
-        ).fetchall()
+        )
         return [
             Grant(grant_id, Rule.parse(Effect.ALLOW, rule), GrantScope.PROJECT, epoch_id, context_id, source)
             for grant_id, rule, context_id, source in rows
