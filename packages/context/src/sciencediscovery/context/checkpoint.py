@@ -228,11 +228,12 @@ class DeterministicSummarizer:
         self.max_items = max_items
         self.excerpt_chars = excerpt_chars
 
-    def _excerpt(self, text: str) -> str:
+    def _excerpt(self, text: str, limit: int | None = None) -> str:
+        chars = self.excerpt_chars if limit is None else limit
         flat = " ".join(text.split())
-        if self.excerpt_chars <= 0:
+        if chars <= 0:
             return ""
-        return flat if len(flat) <= self.excerpt_chars else flat[: self.excerpt_chars] + "..."
+        return flat if len(flat) <= chars else flat[:chars] + "..."
 
     async def summarize(self, request: SummaryRequest) -> str:
         """The checkpoint, shortened (fewer items, shorter excerpts) toward ``target_tokens``."""
@@ -276,7 +277,7 @@ class DeterministicSummarizer:
         intent = next((m.content for m in messages if m.role is Role.USER), "")
         primary = earlier.get("Primary request and intent", "")
         if not primary or primary == EMPTY_SECTION:
-            primary = self._excerpt(task_anchor or intent)
+            primary = self._excerpt(task_anchor or intent, max(self.excerpt_chars, 80))
         bodies = {
             "Primary request and intent": primary,
             **{title: "\n".join(lines[-self.max_items :]) for title, lines in lists.items()},
