@@ -4,14 +4,16 @@ and tool-list changes during and between runs are withheld until a person approv
 from __future__ import annotations
 
 import asyncio
+import threading
 
-from ds_helpers import broker, call, run_kernel, run_tools, says
+from ds_helpers import broker, call, kernel_run, run_kernel, run_tools, says
 
-from sciencediscovery.data_source import McpToolListChanged, sources_from_data
-from sciencediscovery.runtime_core import Role, RunStatus, ToolResultStatus
+from sciencediscovery.data_source import McpServerRestarted, McpToolListChanged, sources_from_data
+from sciencediscovery.runtime_core import CollectingSink, Role, RunStatus, ToolFinished, ToolResultStatus, ToolStarted
 
 SEARCH = "mcp__literature__search_articles"
 UPDATE = "mcp__literature__publish_update"
+SLOW = "mcp__literature__slow_search"
 
 
 def http_sources(url: str):
@@ -125,3 +127,39 @@ def test_tool_list_change_between_runs_is_withheld_and_reported(literature_serve
     assert results["unchanged"].status is ToolResultStatus.OK
     changes = [e for e in sink.events if isinstance(e, McpToolListChanged)]
     assert len(changes) == 1 and changes[0].changed == ("search_articles",)
+
+
+class StopServerOnStart(CollectingSink):
+    """Kills the HTTP server process shortly after the slow tool starts; starts it again once the call is over."""
+
+    def __init__(self, server, restart) -> None:
+        super().__init__()
+        self.server, self.restart = server, restart
+
+    def emit(self, event):
+        super().emit(event)
+        if isinstance(event, ToolStarted) and event.call.name == SLOW:
+            threading.Timer(1.0, self.server.process.kill).start()
+        if isinstance(event, ToolFinished) and event.call.name == SLOW:
+            self.server.process.wait()
+            self.restart("original", port=self.server.port)
+
+
+def test_http_server_dying_mid_call_is_a_tool_error_and_the_next_call_reconnects(literature_server, tmp_path):
+    server = literature_server()
+    sources = http_sources(server.url)
+    approve(sources, tmp_path / "pins.json")
+    with broker(sources, tmp_path / "pins.json") as mcp:
+        tools = run_tools({"mcp_broker": mcp})
+        script = [
+            says("", call("tool_search", "s", query=f"select:{SLOW},{SEARCH}")),
+            says("", call(SLOW, "dies", query="p53")),
+            says("", call(SEARCH, "back", query="p53")),
+            says("done"),
+        ]
+        sink = StopServerOnStart(server, literature_server)
+        result, _ = asyncio.run(kernel_run(tools, script, sink))
+    results = results_by_id(result)
+    assert results["dies"].error_kind == "server_crashed"
+    assert results["back"].status is ToolResultStatus.OK
+    assert [e.attempt for e in sink.events if isinstance(e, McpServerRestarted)] == [1]
