@@ -89,7 +89,10 @@ def run(**options: Any) -> None:
         "constraints": list(options["constraints"]),
         "outputRequirements": list(options["output_requirements"]),
     }
-    summary = asyncio.run(platform.run_new(structured, context_id=options["context_id"], progress=not as_json))
+    try:
+        summary = asyncio.run(platform.run_new(structured, context_id=options["context_id"], progress=not as_json))
+    finally:
+        platform.close()
     _print_summary(summary, as_json)
 
 
@@ -116,7 +119,10 @@ def resume(context_id: str, data_dir: str | None, as_json: bool) -> None:
     from .bootstrap.platform import Platform
 
     platform = Platform.from_options(data_dir=data_dir)
-    summary = asyncio.run(platform.resume(context_id, progress=not as_json))
+    try:
+        summary = asyncio.run(platform.resume(context_id, progress=not as_json))
+    finally:
+        platform.close()
     _print_summary(summary, as_json)
 
 
@@ -134,7 +140,10 @@ def serve(host: str, port: int, data_dir: str | None, token: str | None) -> None
     from .serve import serve_forever
 
     platform = Platform.from_options(data_dir=data_dir)
-    serve_forever(platform, host=host, port=port, token=token)
+    try:
+        serve_forever(platform, host=host, port=port, token=token)
+    finally:
+        platform.close()
 
 
 @main.group()
@@ -185,6 +194,52 @@ def list_plugins_command() -> None:
     for info in list_plugins(make_plugin_manager()):
         table.add_row(info.name, info.distribution or "", info.version or "", ", ".join(info.hooks))
     wide_console().print(table)
+
+
+@main.group()
+def sources() -> None:
+    """Configured data sources (MCP servers, web sources; SCIENCE_AGENT_SOURCES_FILE)."""
+
+
+@sources.command("list")
+@click.option("--data-dir", type=click.Path(file_okay=False), default=None)
+@one_line_errors
+def list_sources_command(data_dir: str | None) -> None:
+    """Show each source, where it is, its approval status and its tools."""
+    from sciencediscovery.data_source.catalog import catalog, render
+
+    from .bootstrap.platform import Platform
+
+    platform = Platform.from_options(data_dir=data_dir)
+    try:
+        click.echo(render(catalog(platform.sources, platform.broker, {})))
+    finally:
+        platform.close()
+
+
+@sources.command("approve")
+@click.argument("name")
+@click.option("--data-dir", type=click.Path(file_okay=False), default=None)
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@one_line_errors
+def approve_source_command(name: str, data_dir: str | None, yes: bool) -> None:
+    """Start MCP server NAME, list its tools and approve that list for runs (shows the exact command first)."""
+    from .bootstrap.platform import Platform
+
+    platform = Platform.from_options(data_dir=data_dir)
+    try:
+        if platform.broker is None:
+            raise click.ClickException("no MCP servers are configured (SCIENCE_AGENT_SOURCES_FILE)")
+        server = platform.broker.server(name)
+        click.echo(f"server {name} will be started as: {server.permission_specifier}")
+        if not yes:
+            click.confirm("approve its current tool list?", abort=True)
+        change = asyncio.run(platform.broker.approve(name))
+        click.echo(f"approved {name}: {', '.join(t.name for t in platform.broker.approved_tools(name) or ())}")
+        if change:
+            click.echo(f"changes since the last approval: {change}")
+    finally:
+        platform.close()
 
 
 @main.group()

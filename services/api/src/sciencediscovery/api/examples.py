@@ -12,15 +12,15 @@ import datetime
 import json
 import os
 import shutil
+import sys
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from sciencediscovery.model import RecordingModelClient
-from sciencediscovery.runtime_core import ModelInput, hookimpl, make_plugin_manager
+from sciencediscovery.runtime_core import ModelInput
 from sciencediscovery.runtime_core.serialization import to_json
-from sciencediscovery.tools.definitions import ToolAction, ToolDefinition, ToolInvocation, Trust
 
 from .bootstrap.platform import Platform
 from .settings import ServiceSettings
@@ -114,40 +114,50 @@ REVIEWER_SCRIPT = {
 }
 
 
-class BiomedicalCatalogue:
-    """The example's deferred biomedical tool (stands in for a remote MCP server's tool)."""
+BIOMEDICAL_SERVER = """
+from mcp.server.mcpserver import MCPServer
 
-    @hookimpl
-    def register_tools(self, register: Callable[[ToolDefinition], None], settings: Mapping[str, Any]) -> None:
-        async def search(invocation: ToolInvocation) -> str:
-            return f"3 articles about {invocation.arguments['query']} (example catalogue)"
+server = MCPServer("biomedical")
 
-        register(
-            ToolDefinition(
-                name=BIOMEDICAL_TOOL,
-                description="Search a biomedical literature catalogue (remote MCP server).",
-                parameters={
-                    "type": "object",
-                    "properties": {"query": {"type": "string"}},
-                    "required": ["query"],
-                    "additionalProperties": False,
-                },
-                handler=search,
-                action=ToolAction.CONNECTOR,
-                read_only=True,
-                deferred=True,
-                trust=Trust.UNTRUSTED,
-                source="examples",
-            )
+
+@server.tool()
+def search_articles(query: str) -> str:
+    \"\"\"Search a biomedical literature catalogue by keyword.\"\"\"
+    return f"3 articles about {query} (example catalogue)"
+
+
+if __name__ == "__main__":
+    server.run("stdio")
+"""
+
+
+def biomedical_sources(scratch: Path) -> str:
+    """The sources file of a real MCP server (stdio, the official SDK) holding the deferred biomedical tool."""
+    script = scratch / "biomedical_server.py"
+    script.write_text(BIOMEDICAL_SERVER)
+    config = scratch / "sources.json"
+    config.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "biomedical": {
+                        "command": sys.executable,
+                        "args": [str(script)],
+                        "description": "Biomedical literature catalogue",
+                    }
+                }
+            }
         )
+    )
+    return str(config)
 
 
 class RecordingPlatform(Platform):
     """The production Platform with a recorder around every model client it builds."""
 
-    def __init__(self, settings: ServiceSettings, plugins: Sequence[object] = ()) -> None:
+    def __init__(self, settings: ServiceSettings) -> None:
         self.recorders: list[RecordingModelClient] = []
-        super().__init__(settings, plugin_manager=make_plugin_manager(environ=settings.environ, plugins=plugins))
+        super().__init__(settings)
 
     def model_client(self, spec: str) -> Any:
         recorder = RecordingModelClient(super().model_client(spec))
@@ -193,13 +203,15 @@ async def _run(
     structured: Mapping[str, Any],
     script: Mapping[str, Any],
     profiles: Mapping[str, Any],
-    plugins: Sequence[object] = (),
+    sources: str | None = None,
     skills: bool = False,
     workspace: Path | None = None,
 ) -> tuple[RecordingPlatform, str]:
     script_path = scratch / f"{name}.json"
     script_path.write_text(json.dumps(script))
     environ = {"SCIENCEDISCOVERY_DISABLE_PLUGINS": "hello", "SCIENCE_AGENT_PERMISSION_DEFAULT": "allow"}
+    if sources is not None:
+        environ["SCIENCE_AGENT_SOURCES_FILE"] = sources
     settings = ServiceSettings(
         data_dir=Path(tempfile.mkdtemp(prefix=f"data-{name}-", dir=scratch)),
         mode=mode,
@@ -211,8 +223,14 @@ async def _run(
         profiles=profiles,
         environ=environ,
     )
-    platform = RecordingPlatform(settings, plugins)
-    summary = await platform.run_new(structured)
+    platform = RecordingPlatform(settings)
+    try:
+        if platform.broker is not None:
+            for server in platform.sources.servers:  # the example's operator approves the server's tool list
+                await platform.broker.approve(server)
+        summary = await platform.run_new(structured)
+    finally:
+        platform.close()
     if summary.status != "completed":
         raise RuntimeError(f"example {name!r} ended {summary.status}: {summary.reason}")
     return platform, summary.run_id
@@ -245,7 +263,7 @@ async def export(directory: Path) -> list[Path]:
                 structured=LITERATURE_REVIEW,
                 script=MAIN_SCRIPT,
                 profiles=main_profiles,
-                plugins=[BiomedicalCatalogue()],
+                sources=biomedical_sources(scratch),
                 skills=True,
             )
             platform, run_id = runs[mode]

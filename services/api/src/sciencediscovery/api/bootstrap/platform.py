@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Mapping
 from typing import Any
 
 import structlog
 
+from sciencediscovery.data_source import McpBroker, ToolPinStore, sources_from_settings
 from sciencediscovery.governance.config import DEFAULT_VARIABLE, FILE_VARIABLE, RULE_VARIABLES
+from sciencediscovery.governance.network import NetworkPolicy
 from sciencediscovery.governance.service import PermissionService
 from sciencediscovery.governance.settings import service_from_settings
 from sciencediscovery.model import ProviderModelClient
@@ -27,6 +30,26 @@ from .desks import GovernanceDesk, ProgressDisplay, RecordsDesk, ReviewRunnerAda
 from .runtime import Composer
 
 log = structlog.get_logger("sciencediscovery.api")
+NETWORK_POLICY_VARIABLE = "SCIENCE_AGENT_NETWORK_POLICY"
+
+
+def network_policy(environ: Mapping[str, str]) -> NetworkPolicy:
+    """The outbound network policy shared by governance and web access: ``SCIENCE_AGENT_NETWORK_POLICY``
+    (JSON with ``allow``, ``deny``, ``allowed_networks``, ``default``, ``schemes``), else deny-all."""
+    raw = environ.get(NETWORK_POLICY_VARIABLE, "").strip()
+    if not raw:
+        return NetworkPolicy.deny_all()
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as error:
+        raise ConfigurationError(NETWORK_POLICY_VARIABLE, f"must be a JSON object: {error}") from error
+    if not isinstance(data, dict):
+        raise ConfigurationError(NETWORK_POLICY_VARIABLE, "must be a JSON object")
+    try:
+        return NetworkPolicy.from_config(data)
+    except ValueError as error:
+        raise ConfigurationError(NETWORK_POLICY_VARIABLE, str(error)) from error
+
 
 PERMISSION_VARIABLES = (FILE_VARIABLE, DEFAULT_VARIABLE, *RULE_VARIABLES.values())
 
@@ -38,11 +61,19 @@ class Platform:
         self.settings = settings
         self.plugin_manager = plugin_manager or make_plugin_manager(environ=settings.environ)
         self.store = SqliteSessionStore(settings.store_path)
+        self.network_policy = network_policy(settings.environ)
+        self.sources = sources_from_settings({}, settings.environ)
+        self.broker = (
+            McpBroker(self.sources, ToolPinStore(settings.data_dir / "data_source" / "mcp-approved-tools.json"))
+            if self.sources.servers
+            else None
+        )
         self.composer = Composer(self)
         self.permissions: PermissionService | None = None
         self.permissions = service_from_settings(
             {
                 "workspace_mounts": self.workspace_mounts(),
+                "network_policy": self.network_policy,
                 "permission_audit_path": str(settings.data_dir / "permission-audit.sqlite"),
                 **self._default_rules(),
             },
@@ -84,6 +115,8 @@ class Platform:
             **tool_policy,
             **workspace,
             **governance,
+            **({"mcp_broker": self.broker} if self.broker is not None else {}),
+            "network_policy": self.network_policy,
             "data_dir": str(self.settings.data_dir),
             "workspace_mounts": self.workspace_mounts(),
             "skill_dirs": [str(folder) for folder in self.settings.skill_dirs],
@@ -107,6 +140,12 @@ class Platform:
             self.plugin_manager, {**settings, OUTPUT_STORE_SETTING: MemoryToolOutputStore()}
         )
         return [tool for name in registry.names if (tool := registry.get(name)) is not None]
+
+    def close(self) -> None:
+        """Stop MCP servers and close the store (the end of a CLI command or of the service)."""
+        if self.broker is not None:
+            self.broker.close()
+        self.store.close()
 
     def service_parts(self) -> ServiceParts:
         assert self.permissions is not None  # set in __init__

@@ -26,6 +26,7 @@ from sciencediscovery.context import (
     discover_state_channels,
 )
 from sciencediscovery.context.trace import safe_context_dir
+from sciencediscovery.data_source import prepare_data_sources
 from sciencediscovery.model import ScriptedProvider, resolve_model_facts
 from sciencediscovery.orchestration import ChildRunSpec, RunContract, prepare_settings
 from sciencediscovery.provenance import manifest_model_client
@@ -142,6 +143,7 @@ class Composer:
         if plan.child is not None:  # the child's contract and profile (its specialist identity, tools, turns)
             settings = plan.child.settings(settings)
         settings = supervise_child_runs(settings)  # specialist lifecycle, concurrency cap, brief contracts
+        settings = prepare_data_sources(manager, settings)  # search providers
         model_client = manifest_model_client(provider_client, settings)
         everything = build_tools(manager, settings)
         tools = build_tools(
