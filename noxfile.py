@@ -72,7 +72,7 @@ def architecture(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    session.install("ruff")
+    session.install("ruff==0.17.6")  # pinned: formatting must not change under CI between releases
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
 

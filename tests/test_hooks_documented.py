@@ -45,6 +45,10 @@ def test_hook_is_documented_with_its_signature(hook):
 
 @pytest.mark.parametrize("hook", sorted(hookspecs()))
 def test_hook_is_exercised_by_a_test(hook):
-    test_files = [*ROOT.glob("packages/*/tests/**/*.py"), *ROOT.glob("services/*/tests/**/*.py"), *ROOT.glob("tests/*.py")]
+    test_files = [
+        *ROOT.glob("packages/*/tests/**/*.py"),
+        *ROOT.glob("services/*/tests/**/*.py"),
+        *ROOT.glob("tests/*.py"),
+    ]
     callers = [f for f in test_files if f.name != Path(__file__).name and re.search(rf"\b{hook}\b", f.read_text())]
     assert callers, f"no test mentions the hook {hook}"
