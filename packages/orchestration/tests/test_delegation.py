@@ -13,6 +13,7 @@ from sciencediscovery.runtime_core import (
     RunStatus,
     ToolCall,
     ToolResultStatus,
+    TurnContext,
     hookimpl,
 )
 from sciencediscovery.runtime_core.testing import reply
@@ -160,3 +161,26 @@ def test_task_outlives_the_dispatchers_default_per_call_timeout() -> None:
     definition = TaskTool(Factory(), ProfileSet.defaults(), {}, 4000).definition()
     assert definition.timeout_s == TASK_TIMEOUT_S
     assert definition.timeout_s > ToolSettings().timeout_s
+
+
+@pytest.mark.parametrize("status", ["failed", "cancelled", "turn_limit"])
+def test_every_child_outcome_is_recorded_in_the_delegations_channel(status) -> None:
+    from sciencediscovery.orchestration import DelegationsChannel, ProfileSet, TaskTool
+    from sciencediscovery.runtime_core import ExternalWaits, NullSink, RunResult, RunStatus, ToolResultStatus
+    from sciencediscovery.tools.definitions import ToolInvocation
+
+    class Factory:
+        async def run_child(self, spec):
+            return RunResult(spec.context_id, spec.context_id, RunStatus(status), "the child stopped", (), 2)
+
+    tool = TaskTool(Factory(), ProfileSet.defaults(), {}, 4000)
+    call = ToolCall("t1", "task", {"objective": "Scout TP53 papers"})
+    context = TurnContext("run-1", "ctx", 1, NullSink(), ExternalWaits("run-1", "ctx", NullSink().emit))
+    output = asyncio.run(tool.handle(ToolInvocation(call, call.arguments, context)))
+    assert not output.is_error
+    assert output.content.startswith(f"Subagent run ended with status {status}: the child stopped")
+    result = Message.tool_result(call, output.content, status=ToolResultStatus.OK, **output.metadata)
+    channel = DelegationsChannel()
+    [delegation] = channel.apply(channel.initial, call, result)
+    assert delegation.status == status
+    assert channel.render((delegation,))["delegations"][0]["status"] == status
