@@ -18,6 +18,7 @@ DATA_DIR_VARIABLE = "SCIENCEDISCOVERY_DATA_DIR"
 MODEL_VARIABLE = "SCIENCEDISCOVERY_MODEL"
 TOKEN_VARIABLE = "SCIENCEDISCOVERY_API_TOKEN"
 PROFILES_VARIABLE = "SCIENCEDISCOVERY_PROFILES"
+REVIEW_VARIABLE = "SCIENCEDISCOVERY_REVIEW"
 
 
 @attrs.frozen
@@ -34,6 +35,7 @@ class ServiceSettings:
     workspace: Path | None = None
     max_turns: int = 50
     profiles: Path | Mapping[str, Any] | None = None
+    review: bool = False
     environ: Mapping[str, str] = attrs.field(factory=dict, repr=False)
 
     @property
@@ -89,5 +91,6 @@ class ServiceSettings:
             workspace=workspace_path.resolve() if workspace_path else None,
             max_turns=max_turns or positive_int(env, "SCIENCEDISCOVERY_MAX_TURNS", 50) or 50,
             profiles=Path(profiles).resolve() if profiles else None,
+            review=flag(env, REVIEW_VARIABLE),
             environ=env,
         )

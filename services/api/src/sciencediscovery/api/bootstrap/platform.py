@@ -16,6 +16,7 @@ from sciencediscovery.governance.service import PermissionService
 from sciencediscovery.governance.settings import service_from_settings
 from sciencediscovery.model import ProviderModelClient
 from sciencediscovery.orchestration import Reviewer, RunContract, prepare_settings
+from sciencediscovery.orchestration.settings import profiles as resolve_profiles
 from sciencediscovery.runtime_core import ConfigurationError, Message, RunEventSink, make_plugin_manager
 from sciencediscovery.tools.definitions import ToolDefinition
 from sciencediscovery.tools.registry import ToolRegistry
@@ -105,6 +106,7 @@ class Platform:
     def run_settings(self, contract: RunContract, *, child_runs: Any) -> dict[str, Any]:
         """The settings mapping every plugin hook of a run receives (keys documented in docs/configuration.md)."""
         workspace = {"workspace_dir": str(self.settings.workspace)} if self.settings.workspace else {}
+        profiles = {"profiles": self.settings.profiles} if self.settings.profiles is not None else {}
         governance = (
             {"permission_service": self.permissions, "governance_summary": self.permissions.describe}
             if self.permissions is not None
@@ -121,9 +123,10 @@ class Platform:
             "workspace_mounts": self.workspace_mounts(),
             "skill_dirs": [str(folder) for folder in self.settings.skill_dirs],
             "run_contract": contract,
-            **({"profiles": self.settings.profiles} if self.settings.profiles is not None else {}),
+            **profiles,
             "child_run_factory": child_runs,
-            "review_runner": ReviewRunnerAdapter(Reviewer(child_runs)),
+            "review_runner": ReviewRunnerAdapter(Reviewer(child_runs, resolve_profiles(profiles))),
+            "review_enabled": self.settings.review,
         }
 
     def event_sinks(self, settings: Mapping[str, Any]) -> list[RunEventSink]:
