@@ -69,7 +69,7 @@ def test_unreadable_files_name_the_file(tmp_path: Path, name: str, content: str)
     with pytest.raises(PermissionConfigError) as raised:
         rules_from_file(file)
     assert raised.value.where == str(file)
-    with pytest.raises(PermissionConfigError, match="cannot be read"):
+    with pytest.raises(PermissionConfigError, match="cannot read the file"):
         rules_from_file(tmp_path / "missing.json")
 
 

@@ -38,3 +38,20 @@ def test_flag_values():
     assert not flag({}, "T") and not flag({"T": "0"}, "T")
     with pytest.raises(ConfigurationError, match="T:"):
         flag({"T": "maybe"}, "T")
+
+
+def test_read_data_file_parses_toml_and_json_and_names_the_file(tmp_path):
+    from sciencediscovery.runtime_core.config import DataFileError, read_data_file
+
+    (tmp_path / "a.toml").write_text('[main]\ntools = ["read_file"]\n')
+    (tmp_path / "a.json").write_text('{"main": {"tools": ["read_file"]}}')
+    assert (
+        read_data_file(tmp_path / "a.toml") == read_data_file(tmp_path / "a.json") == {"main": {"tools": ["read_file"]}}
+    )
+    (tmp_path / "bad.toml").write_text("[main\n")
+    cases = {tmp_path / "missing.json": "path", tmp_path / "bad.toml": "syntax", tmp_path / "a.yaml": "path"}
+    for path, field in cases.items():
+        with pytest.raises(DataFileError) as caught:
+            read_data_file(path)
+        assert caught.value.variable == str(path)
+        assert caught.value.field == field

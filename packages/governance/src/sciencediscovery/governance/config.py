@@ -19,12 +19,11 @@ Environment variables (names follow the ``SCIENCE_AGENT_`` convention):
 from __future__ import annotations
 
 import json
-import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from sciencediscovery.runtime_core.config import choice, positive_int
+from sciencediscovery.runtime_core.config import DataFileError, choice, positive_int, read_data_file
 
 from .errors import PermissionConfigError
 from .rules import Effect, RuleSet
@@ -66,23 +65,13 @@ def rules_from_data(data: Mapping[str, Any], *, source: str = "config") -> RuleS
 
 def rules_from_file(path: str | Path) -> RuleSet:
     """Rules from a ``.json`` or ``.toml`` file; errors name the file."""
-    file = Path(path)
     try:
-        text = file.read_text(encoding="utf-8")
-    except OSError as error:
-        raise PermissionConfigError(str(file), f"cannot be read: {error.strerror or error}") from None
-    try:
-        if file.suffix == ".toml":
-            data: Any = tomllib.loads(text)
-        elif file.suffix == ".json":
-            data = json.loads(text)
-        else:
-            raise PermissionConfigError(str(file), "must end in .json or .toml")
-    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as error:
-        raise PermissionConfigError(str(file), f"is not valid {file.suffix[1:].upper()}: {error}") from None
+        data = read_data_file(path)
+    except DataFileError as error:
+        raise PermissionConfigError(error.variable, error.detail) from None
     if isinstance(data, Mapping) and "permissions" in data:
         data = data["permissions"]
-    return rules_from_data(data, source=str(file))
+    return rules_from_data(data, source=str(path))
 
 
 def _env_rules(environ: Mapping[str, str], variable: str) -> list[str]:

@@ -8,8 +8,6 @@ built-in default of its scope field by field.
 from __future__ import annotations
 
 import fnmatch
-import json
-import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -17,6 +15,7 @@ from typing import Any
 import attrs
 
 from sciencediscovery.context import ContextScope as Scope
+from sciencediscovery.runtime_core.config import DataFileError, read_data_file
 
 from .errors import ProfileError
 
@@ -191,18 +190,8 @@ def profiles_from_mapping(data: Mapping[str, Any], *, source: str = "") -> Profi
 
 def load_profiles(path: str | Path) -> ProfileSet:
     """Read profiles from a ``.toml`` or ``.json`` file; errors name the file and the field."""
-    path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise ProfileError("path", f"cannot read profile file: {error.strerror}", source=str(path)) from error
-    try:
-        if path.suffix == ".toml":
-            data: Any = tomllib.loads(text)
-        elif path.suffix == ".json":
-            data = json.loads(text)
-        else:
-            raise ProfileError("path", "profile files must end in .toml or .json", source=str(path))
-    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as error:
-        raise ProfileError("syntax", str(error), source=str(path)) from error
+        data = read_data_file(path)
+    except DataFileError as error:
+        raise ProfileError(error.field, error.detail, source=str(path)) from None
     return profiles_from_mapping(data, source=str(path))

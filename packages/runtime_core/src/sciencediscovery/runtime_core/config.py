@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import tomllib
 from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
 
 from .errors import ConfigurationError
 
@@ -41,3 +45,35 @@ def flag(environ: Mapping[str, str], variable: str) -> bool:
     if value in {"0", "false", "no", "off"}:
         return False
     raise ConfigurationError(variable, f"must be 1/true/yes/on or 0/false/no/off; got {raw!r}")
+
+
+class DataFileError(ConfigurationError):
+    """A configuration file could not be read or parsed.
+
+    ``variable`` is the file's path, ``detail`` the problem and ``field`` is
+    ``path`` (missing, unreadable, wrong suffix) or ``syntax`` (not valid TOML/JSON).
+    """
+
+    def __init__(self, path: str, field: str, detail: str) -> None:
+        self.field = field
+        self.detail = detail
+        super().__init__(path, detail)
+
+
+def read_data_file(path: str | Path) -> Any:
+    """Parse a ``.toml`` or ``.json`` configuration file.
+
+    Raises :class:`DataFileError` naming the file when it cannot be read, has
+    another suffix, or is not valid TOML/JSON.
+    """
+    file = Path(path)
+    if file.suffix not in {".toml", ".json"}:
+        raise DataFileError(str(file), "path", "must end in .toml or .json")
+    try:
+        text = file.read_text(encoding="utf-8")
+    except OSError as error:
+        raise DataFileError(str(file), "path", f"cannot read the file: {error.strerror or error}") from None
+    try:
+        return tomllib.loads(text) if file.suffix == ".toml" else json.loads(text)
+    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as error:
+        raise DataFileError(str(file), "syntax", f"is not valid {file.suffix[1:].upper()}: {error}") from None

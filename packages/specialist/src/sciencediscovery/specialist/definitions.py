@@ -7,8 +7,6 @@ like any definition and the runner can check the brief against it.
 
 from __future__ import annotations
 
-import json
-import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -16,6 +14,7 @@ from typing import Any
 import attrs
 
 from sciencediscovery.orchestration import FieldError, SpecialistDefinition
+from sciencediscovery.runtime_core.config import DataFileError, read_data_file
 
 from .contracts import OutputContract, contract_from_mapping
 from .errors import SpecialistDefinitionError
@@ -139,20 +138,10 @@ def specialists_from_mapping(data: Any, *, source: str = "") -> tuple[Specialist
 
 def load_specialists(path: str | Path) -> tuple[Specialist, ...]:
     """Read specialists from a ``.toml`` (``[[specialist]]`` tables) or ``.json`` file; errors name file and field."""
-    path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise SpecialistDefinitionError("path", f"cannot read the file: {error.strerror}", source=str(path)) from None
-    try:
-        if path.suffix == ".toml":
-            data: Any = tomllib.loads(text)
-        elif path.suffix == ".json":
-            data = json.loads(text)
-        else:
-            raise SpecialistDefinitionError("path", "specialist files must end in .toml or .json", source=str(path))
-    except (tomllib.TOMLDecodeError, json.JSONDecodeError) as error:
-        raise SpecialistDefinitionError("syntax", str(error), source=str(path)) from None
+        data = read_data_file(path)
+    except DataFileError as error:
+        raise SpecialistDefinitionError(error.field, error.detail, source=str(path)) from None
     try:
         return specialists_from_mapping(data, source=str(path))
     except SpecialistDefinitionError as error:
