@@ -62,6 +62,8 @@ def test_csv_analysis_produces_a_figure_artifact_and_a_provenance_record(tmp_pat
     assert "slope=3.000" in result.content
     revision = result.metadata["environment_revision"]
     assert revision.startswith("env-")
+    assert platform.permissions.epoch.environment_revision == revision  # the epoch names the same environment
+    assert revision in platform.governance_summary()["code execution"]
     assert result.metadata["permission_epoch"]
 
     figures = [

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import json
 import sys
 from collections.abc import Mapping
@@ -10,6 +12,7 @@ from typing import Any
 import structlog
 
 from sciencediscovery.data_source import McpBroker, ToolPinStore, sources_from_settings
+from sciencediscovery.executor import SandboxUnavailableError, environment_for_settings
 from sciencediscovery.governance.config import DEFAULT_VARIABLE, FILE_VARIABLE, RULE_VARIABLES
 from sciencediscovery.governance.network import NetworkPolicy
 from sciencediscovery.governance.service import PermissionService
@@ -32,6 +35,21 @@ from .runtime import Composer
 
 log = structlog.get_logger("sciencediscovery.api")
 NETWORK_POLICY_VARIABLE = "SCIENCE_AGENT_NETWORK_POLICY"
+
+
+def execution_environment(settings: Mapping[str, Any]) -> tuple[str | None, str]:
+    """The executor's environment revision (for the permission epoch) and its one-line summary.
+
+    The probe is asynchronous; it runs on its own loop in a worker thread so a platform can be
+    built inside or outside a running event loop. Without a usable sandbox the revision is ``None``
+    and the summary says why code execution is refused.
+    """
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        try:
+            record = pool.submit(asyncio.run, environment_for_settings(settings)).result()
+        except SandboxUnavailableError as error:
+            return None, f"code execution is refused: {error}"
+    return record.revision, record.summary()
 
 
 def network_policy(environ: Mapping[str, str]) -> NetworkPolicy:
@@ -70,11 +88,15 @@ class Platform:
             else None
         )
         self.composer = Composer(self)
+        self.environment_revision, self.execution_summary = execution_environment(
+            {"workspace_mounts": self.workspace_mounts(), "network_allowed": False}
+        )
         self.permissions: PermissionService | None = None
         self.permissions = service_from_settings(
             {
                 "workspace_mounts": self.workspace_mounts(),
                 "network_policy": self.network_policy,
+                "environment_revision": self.environment_revision,
                 "permission_audit_path": str(settings.data_dir / "permission-audit.sqlite"),
                 **self._default_rules(),
             },
@@ -108,7 +130,7 @@ class Platform:
         workspace = {"workspace_dir": str(self.settings.workspace)} if self.settings.workspace else {}
         profiles = {"profiles": self.settings.profiles} if self.settings.profiles is not None else {}
         governance = (
-            {"permission_service": self.permissions, "governance_summary": self.permissions.describe}
+            {"permission_service": self.permissions, "governance_summary": self.governance_summary}
             if self.permissions is not None
             else {}
         )
@@ -143,6 +165,11 @@ class Platform:
             self.plugin_manager, {**settings, OUTPUT_STORE_SETTING: MemoryToolOutputStore()}
         )
         return [tool for name in registry.names if (tool := registry.get(name)) is not None]
+
+    def governance_summary(self) -> dict[str, Any]:
+        """The governance section's data, read every turn: epoch, rules, grants and how code runs here."""
+        assert self.permissions is not None
+        return {**self.permissions.describe(), "code execution": self.execution_summary}
 
     def close(self) -> None:
         """Stop MCP servers and close the store (the end of a CLI command or of the service)."""
