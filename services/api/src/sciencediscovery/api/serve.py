@@ -42,7 +42,19 @@ def build_server(platform: Platform, *, host: str, port: int, token: str | None)
     return uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on"))
 
 
+def json_logging() -> None:
+    """Operational logs of the service are JSON lines (the CLI keeps structlog's console rendering)."""
+    structlog.configure(
+        processors=[
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            structlog.processors.JSONRenderer(),
+        ]
+    )
+
+
 def serve_forever(platform: Platform, *, host: str, port: int, token: str | None) -> None:
+    json_logging()
     server = build_server(platform, host=host, port=port, token=token)
     log.info("serving", host=host, port=port, data_dir=str(platform.settings.data_dir))
     server.run()
