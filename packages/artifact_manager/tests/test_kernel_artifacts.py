@@ -194,3 +194,18 @@ def test_downloads_are_gated_by_the_artifact_download_action(settings, run_kerne
         (f"{http_base}/data.csv", "completed"),
         (f"{http_base}/data.csv", "failed"),
     ]
+
+
+def test_a_symlink_loop_cannot_smuggle_an_outside_file_in(settings, run_kernel, tmp_path) -> None:
+    import os
+
+    workspace = tmp_path / "workspace"
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "secret.txt").write_text("do not copy")
+    os.symlink("loop", workspace / "loop")
+    os.symlink("../outside", workspace / "link_out")
+    call = ToolCall("r1", "register_artifact", {"path": "loop/../link_out/secret.txt"})
+    run = asyncio.run(run_kernel(settings, [reply("", call), reply("done")]))
+    message = run.result_of("r1")
+    assert message.status.value == "error" and "outside the workspace" in message.content
+    assert open_store(settings["data_dir"]).artifacts() == []

@@ -118,3 +118,11 @@ def test_every_resolved_path_really_lies_inside_its_mount(
     real = os.path.realpath(resolved.host)
     assert os.path.commonpath([root, real]) == root
     assert resolved.mount.name == mount
+
+
+def test_a_symlink_loop_cannot_hide_an_escape(workspace: Workspace) -> None:
+    """Found by the property test above: realpath stops resolving after a loop."""
+    with pytest.raises(PathRefusedError, match="leaves mount 'ws'"):
+        workspace.resolve("ws/loop/../link_out")
+    with pytest.raises(PathRefusedError):
+        workspace.resolve("ws/loop/../link_out/passwd")

@@ -11,6 +11,7 @@ from typing import Any
 import attrs
 
 from sciencediscovery.tools.definitions import ToolAction, ToolDefinition, ToolInvocation, ToolOutput, Trust
+from sciencediscovery.tools.paths import SymlinkLoopError, stable_realpath
 
 from .classify import SNIFF_BYTES, ArtifactKind
 from .downloads import DownloadManager, DownloadState
@@ -38,7 +39,10 @@ def _error(message: str, kind: str = "invalid_arguments") -> ToolOutput:
 def _inside(workspace: Path, raw: Any) -> Path:
     if not isinstance(raw, str) or not raw.strip():
         raise ArtifactPathError(f"path must be a non-empty string, got {raw!r}")
-    path = (workspace / raw).resolve()
+    try:
+        path = Path(stable_realpath(workspace / raw))  # one realpath pass can be fooled by a symlink loop
+    except SymlinkLoopError:
+        raise ArtifactPathError(f"path {raw!r} runs into a symlink loop") from None
     if not path.is_relative_to(workspace):
         raise ArtifactPathError(f"path {raw!r} is outside the workspace {str(workspace)!r}")
     return path

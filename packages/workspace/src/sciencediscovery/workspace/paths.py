@@ -17,6 +17,8 @@ from pathlib import Path
 
 import attrs
 
+from sciencediscovery.tools.paths import SymlinkLoopError, stable_realpath
+
 from .errors import PathRefusedError, ReadOnlyMountError
 from .mounts import Mount
 
@@ -68,7 +70,7 @@ class Workspace:
         mount = self.mounts.get(segments[0])
         if mount is None:
             raise PathRefusedError(path, f"no mount named {segments[0]!r} ({self._names()})")
-        real = os.path.realpath(os.path.join(mount.root, *segments[1:]))
+        real = _real(path, os.path.join(mount.root, *segments[1:]))
         if not _inside(real, mount.root):
             raise PathRefusedError(path, f"it leaves mount {mount.name!r} (through '..' or a symlink)")
         return ResolvedPath(mount, _relative(Path(real), mount.root), Path(real))
@@ -89,7 +91,7 @@ class Workspace:
             return path
 
     def _resolve_absolute(self, path: str) -> ResolvedPath:
-        real = os.path.realpath(path)
+        real = _real(path, path)
         inside = [mount for mount in self.mounts.values() if _inside(real, mount.root)]
         if not inside:
             raise PathRefusedError(path, f"it is outside every mount ({self._names()})")
@@ -99,3 +101,10 @@ class Workspace:
     def _names(self) -> str:
         listed = ", ".join(f"{m.name} ({m.mode.value})" for m in self.mounts.values())
         return f"mounts: {listed}" if listed else "no mounts are configured"
+
+
+def _real(given: str, path: str) -> str:
+    try:
+        return stable_realpath(path)
+    except SymlinkLoopError:
+        raise PathRefusedError(given, "it runs into a symlink loop") from None
