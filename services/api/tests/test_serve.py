@@ -1,0 +1,31 @@
+"""Starting the service marks runs left unfinished by a crash as interrupted; they resume through the API."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+from sciencediscovery.api.bootstrap.platform import Platform
+from sciencediscovery.api.serve import build_server
+from sciencediscovery.api.settings import ServiceSettings
+from sciencediscovery.runtime_core import Message
+
+
+def test_unfinished_runs_are_marked_interrupted_and_resume(tmp_path: Path) -> None:
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"turns": [{"content": "resumed answer"}]}))
+    settings = ServiceSettings.load(data_dir=tmp_path / "data", environ={"SCIENCEDISCOVERY_DISABLE_PLUGINS": "hello"})
+    platform = Platform(settings)
+    session = platform.runs.create_session({"objective": "Finish the review"}, {"model": f"scripted:{script}"})
+    platform.store.append_step(session.context_id, [Message.user("Finish the review")])
+    platform.store.start_run("run-crashed", session.context_id)  # the process died with this run open
+
+    build_server(platform, host="127.0.0.1", port=0, token=None)
+    crashed = platform.store.get_run("run-crashed")
+    assert crashed.status == "interrupted"
+    assert "resume" in crashed.reason
+
+    summary = asyncio.run(platform.runs.run(session.context_id))  # what POST /sessions/{id}/runs does
+    assert summary.status == "completed" and summary.final_answer == "resumed answer"
+    assert platform.store.load_history(session.context_id)[0] == Message.user("Finish the review")
