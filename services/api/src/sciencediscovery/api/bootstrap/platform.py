@@ -9,8 +9,6 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-import structlog
-
 from sciencediscovery.data_source import McpBroker, ToolPinStore, sources_from_settings
 from sciencediscovery.executor import SandboxUnavailableError, environment_for_settings
 from sciencediscovery.governance.config import DEFAULT_VARIABLE, FILE_VARIABLE, RULE_VARIABLES
@@ -33,7 +31,6 @@ from ..store import SqliteSessionStore
 from .desks import GovernanceDesk, ProgressDisplay, RecordsDesk, ReviewRunnerAdapter
 from .runtime import Composer
 
-log = structlog.get_logger("sciencediscovery.api")
 NETWORK_POLICY_VARIABLE = "SCIENCE_AGENT_NETWORK_POLICY"
 
 
