@@ -351,3 +351,48 @@ def test_a_continued_run_numbers_its_turns_after_earlier_runs_and_bounds_only_it
     assert [e.turn for e in sink.of_kind("turn_started")] == [7]
     assert [r.turn for r in assembler.requests] == [7]
     assert [e.turn for e in sink.of_kind("step_committed")] == [7]
+
+
+def test_a_tool_leaking_its_own_cancelled_error_is_an_error_result_not_a_cancelled_run():
+    async def leaky(arguments, context):
+        raise asyncio.CancelledError("an SDK's internal timeout")
+
+    runtime, *_ = build([reply("", ToolCall("c1", "leaky")), reply("done")], {"leaky": leaky})
+    result = run(runtime)
+    assert result.status is RunStatus.COMPLETED
+    assert result.history[2].status is ToolResultStatus.ERROR
+    assert result.history[2].error_kind == "tool_exception"
+
+
+def test_a_failing_sink_stops_every_running_tool_before_the_terminal_result():
+    finished: list[str] = []
+
+    async def slow(arguments, context):
+        await asyncio.sleep(0.2)
+        finished.append(arguments["name"])
+        return "done"
+
+    class BrokenSink(CollectingSink):
+        def emit(self, event):
+            super().emit(event)
+            if event.kind == "tool_started" and len(self.of_kind("tool_started")) == 2:
+                raise OSError("log disk full")
+
+    sink = BrokenSink()
+    runtime, *_ = build(
+        [reply("", ToolCall("a", "slow", {"name": "a"}), ToolCall("b", "slow", {"name": "b"}))],
+        {"slow": slow},
+        sink=sink,
+    )
+
+    async def main():
+        result = await runtime.run(RunRequest("ctx", [Message.user("go")]))
+        await asyncio.sleep(0.4)  # a tool left running would finish now
+        return result
+
+    result = asyncio.run(main())
+    assert result.status is RunStatus.FAILED
+    assert "log disk full" in result.reason
+    assert finished == []
+    check_pairing(result.history)
+    assert [e.kind for e in sink.events][-1] == "run_finished"

@@ -233,7 +233,7 @@ class AgentLoop:
         ]
         try:
             await asyncio.gather(*tasks)
-        except asyncio.CancelledError:
+        except BaseException:  # cancellation or a failing sink: no tool may outlive the step
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
@@ -257,21 +257,28 @@ class AgentLoop:
         result: object
         try:
             result = await self._dispatcher.dispatch(call, context)
-        except asyncio.CancelledError:
-            raise
+        except asyncio.CancelledError as error:
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise  # the run (or this call) really is being cancelled
+            result = self._exception_result(call, error)  # a tool leaked a CancelledError of its own
         except Exception as error:  # a raising tool becomes an error result, never an orphan
-            result = Message.tool_result(
-                call,
-                f"Tool {call.name!r} failed: {type(error).__name__}: {error}",
-                status=ToolResultStatus.ERROR,
-                error_kind="tool_exception",
-            )
+            result = self._exception_result(call, error)
         results[index] = result
         status = result.status if isinstance(result, Message) and result.status else ToolResultStatus.ERROR
         self._emit(
             ToolFinished(
                 **self._ids(), turn=context.turn, call=call, status=status, duration_s=time.perf_counter() - started
             )
+        )
+
+    @staticmethod
+    def _exception_result(call: ToolCall, error: BaseException) -> Message:
+        return Message.tool_result(
+            call,
+            f"Tool {call.name!r} failed: {type(error).__name__}: {error}",
+            status=ToolResultStatus.ERROR,
+            error_kind="tool_exception",
         )
 
     @staticmethod
