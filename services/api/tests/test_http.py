@@ -302,3 +302,36 @@ def test_real_governance_permission_flow_through_the_service(tmp_path):
     finally:
         server.should_exit = True
         thread.join(timeout=20)
+
+
+def test_a_streamed_body_over_the_limit_is_refused_with_413(server):
+    base, _, _ = server
+
+    def chunks():
+        for _ in range(5):
+            yield b'{"objective": "' + b"x" * 1000
+
+    with httpx.Client(base_url=base) as client:
+        response = client.post("/sessions", content=chunks(), headers={"content-type": "application/json"})
+        assert response.status_code == 413
+        assert response.headers["content-type"] == "application/problem+json"
+
+
+def test_an_absurd_last_event_id_is_clamped_not_a_broken_stream(server):
+    base, _, _ = server
+    with httpx.Client(base_url=base) as client:
+        context_id, run_id = start(client, "slow survey")
+        wait_status(client, run_id, {"completed"})
+        assert client.get(f"/sessions/{context_id}/events", params={"after": str(10**30)}).status_code == 422
+        with client.stream(
+            "GET", f"/sessions/{context_id}/events", headers={"Last-Event-ID": "9" * 40}, timeout=5
+        ) as response:
+            assert response.status_code == 200  # nothing after the largest id; the stream stays healthy
+            response.close()
+
+
+def test_unauthenticated_service_refuses_foreign_host_names(server):
+    base, _, _ = server
+    with httpx.Client(base_url=base) as client:
+        assert client.get("/permissions", headers={"Host": "evil.example"}).status_code == 400
+        assert client.get("/permissions", headers={"Host": "localhost"}).status_code == 200

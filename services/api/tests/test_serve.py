@@ -29,3 +29,17 @@ def test_unfinished_runs_are_marked_interrupted_and_resume(tmp_path: Path) -> No
     summary = asyncio.run(platform.runs.run(session.context_id))  # what POST /sessions/{id}/runs does
     assert summary.status == "completed" and summary.final_answer == "resumed answer"
     assert platform.store.load_history(session.context_id)[0] == Message.user("Finish the review")
+
+
+def test_a_session_without_a_model_is_a_clear_error_not_a_crash(tmp_path: Path) -> None:
+    import pytest
+
+    from sciencediscovery.runtime_core import ConfigurationError
+
+    platform = Platform(
+        ServiceSettings.load(data_dir=tmp_path / "data", environ={"SCIENCEDISCOVERY_DISABLE_PLUGINS": "hello"})
+    )
+    session = platform.runs.create_session({"objective": "x"}, {})
+    with pytest.raises(ConfigurationError, match="names no model and the service has no default model"):
+        asyncio.run(platform.runs.run(session.context_id, Message.user("x")))
+    assert platform.store.runs_of(session.context_id) == []

@@ -7,6 +7,7 @@ run's scope and hands them to the kernel.
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -31,6 +32,7 @@ from sciencediscovery.model import ScriptedProvider, resolve_model_facts
 from sciencediscovery.orchestration import ChildRunSpec, RunContract, prepare_settings
 from sciencediscovery.provenance import manifest_model_client
 from sciencediscovery.runtime_core import (
+    ConfigurationError,
     FanOutSink,
     Message,
     RunEvent,
@@ -122,12 +124,20 @@ class Composer:
             context_id=session.context_id,
             scope=ContextScope(config.get("scope", "main")),
             mode=config.get("mode", self.platform.settings.mode),
-            model=config["model"],
+            model=self._model_of(session),
             contract=RunContract.from_mapping(session.structured_input),
             max_turns=int(config.get("max_turns", self.platform.settings.max_turns)),
             history=history,
         )
         return await self._compose(plan, sink, self.platform.store.resume_state(session.context_id))
+
+    def _model_of(self, session: SessionRecord) -> str:
+        model = session.config.get("model") or self.platform.settings.model
+        if not model:
+            raise ConfigurationError(
+                "model", f"session {session.context_id!r} names no model and the service has no default model"
+            )
+        return str(model)
 
     async def _compose(self, plan: RunPlan, sink: RunEventSink, resume: Mapping[str, Any]) -> ComposedRun:
         platform = self.platform
@@ -230,12 +240,19 @@ class Composer:
             history=spec.history,
             child=spec,
         )
-        composed = await self._compose(plan, durable_sink(store, lambda: composed), {})
         run_id = f"run-{uuid.uuid4().hex[:12]}"
         store.start_run(run_id, spec.context_id)
-        result = await composed.runtime.run(
-            RunRequest(spec.context_id, spec.history, max_turns=spec.max_turns, run_id=run_id)
-        )
+        try:
+            composed = await self._compose(plan, durable_sink(store, lambda: composed), {})
+            result = await composed.runtime.run(
+                RunRequest(spec.context_id, spec.history, max_turns=spec.max_turns, run_id=run_id)
+            )
+        except asyncio.CancelledError:
+            store.finish_run(run_id, "cancelled", "the parent run was cancelled", 0, {})
+            raise
+        except Exception as error:
+            store.finish_run(run_id, "failed", f"{type(error).__name__}: {error}", 0, {})
+            raise
         final = result.final_message.content if result.final_message else None
         store.finish_run(run_id, result.status.value, result.reason, result.turns, {"final_answer": final})
         return result

@@ -12,6 +12,7 @@ import attrs
 from fastapi import FastAPI, Header, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 from sse_starlette import EventSourceResponse, ServerSentEvent
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 
 from sciencediscovery.runtime_core import Message
 from sciencediscovery.runtime_core.serialization import event_to_json
@@ -19,6 +20,9 @@ from sciencediscovery.runtime_core.serialization import event_to_json
 from ..runs import RunService
 from . import problems
 from .guards import BearerTokenGuard, BodySizeLimit
+
+MAX_EVENT_ID = 2**63 - 1
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 
 
 class PermissionDesk(Protocol):
@@ -74,6 +78,8 @@ def create_app(parts: ServiceParts, *, token: str | None = None, max_body_bytes:
     problems.install(app)
     app.add_middleware(BodySizeLimit, max_bytes=max_body_bytes)
     app.add_middleware(BearerTokenGuard, token=token)
+    if not token:  # unauthenticated means loopback only: refuse other Host names (DNS rebinding)
+        app.add_middleware(TrustedHostMiddleware, allowed_hosts=list(LOOPBACK_HOSTS))
 
     @app.post("/sessions", status_code=201)
     async def create_session(body: SessionIn) -> dict[str, Any]:
@@ -126,10 +132,12 @@ def create_app(parts: ServiceParts, *, token: str | None = None, max_body_bytes:
         request: Request,
         context_id: str,
         last_event_id: str | None = Header(default=None),
-        after: int = Query(default=0, ge=0),
+        after: int = Query(default=0, ge=0, le=MAX_EVENT_ID),
     ) -> EventSourceResponse:
         runs.store.get_session(context_id)
-        start = int(last_event_id) if last_event_id and last_event_id.isdigit() else after
+        start = after
+        if last_event_id and last_event_id.isdigit():
+            start = min(int(last_event_id), MAX_EVENT_ID)
         return EventSourceResponse(_stream(runs, context_id, start, request), ping=15)
 
     @app.get("/permissions")

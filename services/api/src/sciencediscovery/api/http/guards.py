@@ -5,6 +5,7 @@ from __future__ import annotations
 import hmac
 import json
 
+from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .problems import PROBLEM_TYPE
@@ -48,7 +49,11 @@ class BearerTokenGuard:
 
 
 class BodySizeLimit:
-    """Refuses request bodies larger than ``max_bytes`` with 413, whether declared or streamed."""
+    """Refuses request bodies larger than ``max_bytes`` with 413, whether declared or streamed.
+
+    A streamed body that grows too large raises an HTTP 413 from ``receive``, which the
+    framework turns into a problem response.
+    """
 
     def __init__(self, app: ASGIApp, max_bytes: int) -> None:
         self.app = app
@@ -63,7 +68,6 @@ class BodySizeLimit:
             await _send_problem(send, 413, "Content Too Large", f"request body exceeds {self.max_bytes} bytes")
             return
         received = 0
-        started = False
 
         async def limited_receive() -> Message:
             nonlocal received
@@ -71,24 +75,10 @@ class BodySizeLimit:
             if message["type"] == "http.request":
                 received += len(message.get("body", b""))
                 if received > self.max_bytes:
-                    raise _TooLarge
+                    raise HTTPException(413, f"request body exceeds {self.max_bytes} bytes")
             return message
 
-        async def tracking_send(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
-        try:
-            await self.app(scope, limited_receive, tracking_send)
-        except _TooLarge:
-            if not started:
-                await _send_problem(send, 413, "Content Too Large", f"request body exceeds {self.max_bytes} bytes")
-
-
-class _TooLarge(Exception):
-    pass
+        await self.app(scope, limited_receive, send)
 
 
 __all__ = ["BearerTokenGuard", "BodySizeLimit"]

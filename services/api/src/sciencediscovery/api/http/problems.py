@@ -14,6 +14,7 @@ from ..errors import (
     RunConflictError,
     ServiceError,
     SessionExistsError,
+    StoreError,
     UnknownPermissionRequestError,
     UnknownRunError,
     UnknownSessionError,
@@ -28,6 +29,8 @@ def problem(status: int, title: str, detail: str, **extra: Any) -> JSONResponse:
 
 
 def _status_of(error: ServiceError) -> tuple[int, str]:
+    if isinstance(error, StoreError):
+        return 503, "Service Unavailable"
     if isinstance(error, UnknownSessionError | UnknownRunError | UnknownPermissionRequestError):
         return 404, "Not Found"
     if isinstance(error, RunConflictError | SessionExistsError | DecisionConflictError):
