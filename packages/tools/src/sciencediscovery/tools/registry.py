@@ -37,11 +37,25 @@ def _check_tool(tool: object) -> ToolDefinition:
     return tool
 
 
+def _sanitized_leaves(value: Any) -> Any:
+    """``value`` with every string leaf sanitized; mapping keys are kept as they are."""
+    if isinstance(value, str):
+        return sanitize(value).text
+    if isinstance(value, Mapping):
+        return {key: _sanitized_leaves(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_sanitized_leaves(item) for item in value]
+    return value
+
+
 def _public(tool: ToolDefinition) -> ToolDefinition:
-    """An untrusted tool's description (e.g. from an MCP server) is sanitized before any model sees it."""
+    """An untrusted tool's description and parameter schema (e.g. from an MCP server) are sanitized before any
+    model sees them: every string leaf of the schema (descriptions, titles, enum/default/examples values)."""
     if tool.trust is not Trust.UNTRUSTED:
         return tool
-    return attrs.evolve(tool, description=sanitize(tool.description).text)
+    return attrs.evolve(
+        tool, description=sanitize(tool.description).text, parameters=_sanitized_leaves(tool.parameters)
+    )
 
 
 class RegistrationCollector:

@@ -3,7 +3,8 @@
 Two phases, documented exactly in docs/packages/tools.md:
 
 1. *Hidden text is removed*: ANSI escape sequences, control characters (tab
-   and newline kept, carriage returns become newlines), zero-width and other
+   and newline kept; carriage returns and the line and paragraph separators
+   U+2028/U+2029 become newlines), zero-width and other
    invisible format characters, bidirectional controls, Unicode tag
    characters and variation selectors. Lone surrogates become U+FFFD.
 2. *Imitations are neutralised* by replacing the one delimiter that gives
@@ -79,12 +80,15 @@ _RANGES: dict[Change, str] = {
     Change.LONE_SURROGATE: "\ud800-\udfff",
 }
 _CLASSIFY = [(change, re.compile(f"[{chars}]")) for change, chars in _RANGES.items()]
-_HIDDEN = re.compile("\r\n?|[" + "".join(_RANGES.values()) + "]")
+# carriage returns and the Unicode line/paragraph separators end a line: they become newlines,
+# so the role-line neutraliser below sees the line start a model would see
+_LINE_BREAKS = "\u2028\u2029"
+_HIDDEN = re.compile("\r\n?|[" + _LINE_BREAKS + "]|[" + "".join(_RANGES.values()) + "]")
 
 
 def _hidden(match: re.Match[str], counts: Counter[str]) -> str:
     char = match.group()
-    if char.startswith("\r"):
+    if char.startswith("\r") or char in _LINE_BREAKS:
         counts[Change.CONTROL.value] += 1
         return "\n"
     change = next(change for change, pattern in _CLASSIFY if pattern.match(char))
@@ -143,9 +147,13 @@ _BRACKET_TOKEN = re.compile(
     r"\[\s*+(?:/\s*+)?(?:INST|SYS|SYSTEM|SYSTEM_PROMPT|AVAILABLE_TOOLS|TOOL_CALLS|TOOL_RESULTS)\s*+\]", re.IGNORECASE
 )
 _ROLES = r"system|assistant|user|human|developer|instructions?|governance"
-_HASH_HEADER = re.compile(rf"^(?P<indent>[ \t>]*+)#(?=#{{0,5}}[ \t]*(?:{_ROLES})\b)", re.IGNORECASE | re.MULTILINE)
+# indentation is any whitespace except the newline (NBSP and ideographic space too) and quote markers
+_HASH_HEADER = re.compile(
+    rf"^(?P<indent>(?:[^\S\n]|>)*+)#(?=#{{0,5}}[^\S\n]*+(?:{_ROLES})\b)", re.IGNORECASE | re.MULTILINE
+)
 _LABEL = re.compile(
-    r"^(?P<head>[ \t>]*+(?:system|assistant|human|developer)[ \t]*+)[:\uff1a]", re.IGNORECASE | re.MULTILINE
+    r"^(?P<head>(?:[^\S\n]|>)*+(?:system|assistant|human|developer)[^\S\n]*+)[:\uff1a]",
+    re.IGNORECASE | re.MULTILINE,
 )
 
 
