@@ -3,7 +3,9 @@
 Values inside a wrapper are data. Text that tries to close the wrapper or to
 open a system, governance or other tag is neutralised: JSON values escape
 ``<`` and ``>`` as ``\\u003c``/``\\u003e`` (the same JSON value), free text
-escapes them as ``&lt;``/``&gt;``. Attribute values are reduced to a safe
+escapes them as ``&lt;``/``&gt;``. Look-alikes of ``<``/``>`` (fullwidth ``＜``, ``‹``, ``˂``, ``❮``,
+``ᐸ`` and others) are escaped the same way (``\\uff1c`` in JSON, ``&#xff1c;`` in text) wherever
+they form a tag-like sequence. Attribute values are reduced to a safe
 character set. These messages are never written back to canonical history.
 """
 
@@ -35,15 +37,37 @@ def safe_attribute(value: str) -> str:
     return _UNSAFE_ATTRIBUTE.sub("_", value) or "_"
 
 
+# characters a model may read as ``<`` or ``>``: fullwidth, small, single guillemets, modifier arrowheads,
+# angle brackets (technical, mathematical, CJK), heavy ornaments, Canadian syllabics
+_LT_LOOKALIKES = "\uff1c\ufe64\u2039\u02c2\u2329\u27e8\u3008\u276e\u1438"
+_GT_LOOKALIKES = "\uff1e\ufe65\u203a\u02c3\u232a\u27e9\u3009\u276f\u1433"
+# a look-alike opener is tag-like when a name follows it after whitespace, ``/ ! ?``, bars or (in JSON)
+# escape sequences; a look-alike closer is tag-like after a name character, quote, ``/``, ``?`` or bar
+_FILLER = r"(?:[\s/!?|\uff5c]|\\(?:u[0-9A-Fa-f]{4}|[^u]))*+"
+_LOOKALIKE_TAG = re.compile(
+    f"[{_LT_LOOKALIKES}](?={_FILLER}[^\\W\\d])|(?<=[\\w\"'/?|\uff5c\\-])(?P<space>\\s*+)[{_GT_LOOKALIKES}]"
+)
+
+
+def _neutral_lookalikes(text: str, escape: str) -> str:
+    def replace(match: re.Match[str]) -> str:
+        space = match.group("space") or ""
+        return space + escape.format(ord(match.group()[len(space) :]))
+
+    return _LOOKALIKE_TAG.sub(replace, text)
+
+
 def neutral_json(value: Any) -> str:
-    """Canonical JSON (sorted keys) in which no ``<`` or ``>`` can form a tag."""
+    """Canonical JSON (sorted keys) in which no ``<`` or ``>`` (or a look-alike) can form a tag."""
     text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"), default=str)
-    return text.replace("<", "\\u003c").replace(">", "\\u003e")
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e")
+    return _neutral_lookalikes(text, "\\u{:04x}")
 
 
 def neutral_text(text: str) -> str:
-    """Free text in which no ``<`` or ``>`` can form a tag."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    """Free text in which no ``<`` or ``>`` (or a look-alike) can form a tag."""
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _neutral_lookalikes(text, "&#x{:x};")
 
 
 def runtime_data_message(channel: str, trust: Trust, value: Any) -> Message:
