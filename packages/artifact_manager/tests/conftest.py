@@ -27,6 +27,27 @@ from sciencediscovery.runtime_core.testing import ListModelClient, PassThroughAs
 from sciencediscovery.tools import plugin as tools_plugin
 from sciencediscovery.tools.compose import build_tools
 
+
+@attrs.frozen
+class Verdict:
+    allowed: bool
+    reason: str
+
+
+class PolicyDouble:
+    """Stands in for governance's NetworkPolicy (not a dependency of this package): ``check_url``
+    allows a URL when ``allows(url)`` is true and records every URL it was asked about."""
+
+    def __init__(self, allows: Callable[[str], bool]) -> None:
+        self.allows = allows
+        self.checked: list[str] = []
+
+    def check_url(self, url: str) -> Verdict:
+        self.checked.append(url)
+        allowed = self.allows(url)
+        return Verdict(allowed, f"test policy {'allows' if allowed else 'refuses'} {url}")
+
+
 CSV = b"gene,expression\nTP53,4.2\nBRCA1,1.3\n"
 BIG = b"x" * 5000
 
@@ -123,6 +144,12 @@ async def kernel_run(
 @pytest.fixture
 def run_kernel() -> Callable[..., Any]:
     return kernel_run
+
+
+@pytest.fixture
+def policy() -> Callable[[Callable[[str], bool]], PolicyDouble]:
+    """Builds a network policy double from a predicate on the URL."""
+    return PolicyDouble
 
 
 @pytest.fixture

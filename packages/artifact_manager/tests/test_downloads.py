@@ -6,6 +6,7 @@ import asyncio
 import hashlib
 import socket
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -109,11 +110,43 @@ def test_fetch_needs_approval(manager, http_base) -> None:
     assert manager.get(download.download_id).state is S.REQUESTED
 
 
+def _loopback_only(url: str) -> bool:
+    return urlsplit(url).hostname == "127.0.0.1"
+
+
+def test_network_policy_refuses_the_url_before_any_transfer(tmp_path, http_base, policy) -> None:
+    refuse_loopback = policy(lambda url: not _loopback_only(url))
+    manager = DownloadManager(ArtifactStore(tmp_path / "data"), max_bytes=1024, network_policy=refuse_loopback)
+    download, states = _download(manager, f"{http_base}/data.csv")
+    assert states == [S.REQUESTED, S.APPROVED, S.DOWNLOADING, S.FAILED]
+    assert "refused by the network policy" in download.error and f"refuses {http_base}/data.csv" in download.error
+    assert refuse_loopback.checked == [f"{http_base}/data.csv"]
+    assert manager.store.artifacts() == [] and _no_partials(manager)
+
+
+def test_network_policy_allowing_loopback_checks_every_hop(tmp_path, http_base, policy, csv_body) -> None:
+    loopback = policy(_loopback_only)
+    manager = DownloadManager(ArtifactStore(tmp_path / "data"), max_bytes=1024, network_policy=loopback)
+    download, _ = _download(manager, f"{http_base}/moved", name="moved.csv")
+    assert download.state is S.COMPLETED and download.sha256 == hashlib.sha256(csv_body).hexdigest()
+    assert loopback.checked == [f"{http_base}/moved", f"{http_base}/data.csv"]
+
+
+def test_network_policy_refusing_a_redirect_target_fails_the_download(tmp_path, http_base, policy) -> None:
+    no_data = policy(lambda url: _loopback_only(url) and not url.endswith("/data.csv"))
+    manager = DownloadManager(ArtifactStore(tmp_path / "data"), max_bytes=1024, network_policy=no_data)
+    download, states = _download(manager, f"{http_base}/moved", name="moved.csv")
+    assert states[-1] is S.FAILED and f"{http_base}/data.csv refused by the network policy" in download.error
+    assert no_data.checked == [f"{http_base}/moved", f"{http_base}/data.csv"]
+    assert manager.store.artifacts() == [] and _no_partials(manager)
+
+
 @pytest.mark.parametrize(
     ("fields", "field"),
     [
         ({"url": "file:///etc/passwd"}, "url"),
         ({"url": "not a url"}, "url"),
+        ({"url": "http://a b.org/x"}, "url"),
         ({"url": "http://127.0.0.1/x", "expected_sha256": "abc"}, "sha256"),
         ({"url": "http://127.0.0.1/x", "max_bytes": 0}, "max_bytes"),
         ({"url": "http://127.0.0.1/x", "name": "../etc/passwd"}, "name"),

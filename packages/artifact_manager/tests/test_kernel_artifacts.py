@@ -5,9 +5,13 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import os
 from typing import Any
+from urllib.parse import urlsplit
 
-from sciencediscovery.artifact_manager import open_store
+import pytest
+
+from sciencediscovery.artifact_manager import DownloadManager, artifact_tools, open_store
 from sciencediscovery.runtime_core import ToolCall, hookimpl
 from sciencediscovery.runtime_core.testing import reply
 from sciencediscovery.tools.definitions import (
@@ -165,7 +169,8 @@ def test_read_of_binary_artifact_describes_it(settings, run_kernel) -> None:
 
 
 def test_downloads_are_gated_by_the_artifact_download_action(settings, run_kernel, http_base, csv_body) -> None:
-    gate = DownloadGate(allowed_prefix=f"{http_base}/data")
+    gate = DownloadGate(allowed_prefix="domain:127.0.0.1")
+    other_host = http_base.replace("127.0.0.1", "localhost")
     script = [
         reply(
             "",
@@ -174,7 +179,7 @@ def test_downloads_are_gated_by_the_artifact_download_action(settings, run_kerne
                 "download_artifact",
                 {"url": f"{http_base}/data.csv", "sha256": hashlib.sha256(csv_body).hexdigest()},
             ),
-            ToolCall("d2", "download_artifact", {"url": f"{http_base}/other.csv"}),
+            ToolCall("d2", "download_artifact", {"url": f"{other_host}/other.csv"}),
         ),
         reply("", ToolCall("d3", "download_artifact", {"url": f"{http_base}/data.csv", "sha256": "1" * 64})),
         reply("done"),
@@ -184,7 +189,7 @@ def test_downloads_are_gated_by_the_artifact_download_action(settings, run_kerne
     assert json.loads(allowed.content)["state"] == "completed"
     assert denied.error_kind == "permission_denied"
     assert mismatched.error_kind == "download_failed" and "checksum mismatch" in mismatched.content
-    assert gate.checked == [f"{http_base}/data.csv", f"{http_base}/other.csv", f"{http_base}/data.csv"]
+    assert gate.checked == ["domain:127.0.0.1", "domain:localhost", "domain:127.0.0.1"]
     store = open_store(settings["data_dir"])
     [artifact] = store.artifacts()
     assert artifact.sha256 == hashlib.sha256(csv_body).hexdigest()
@@ -209,3 +214,110 @@ def test_a_symlink_loop_cannot_smuggle_an_outside_file_in(settings, run_kernel, 
     message = run.result_of("r1")
     assert message.status.value == "error" and "outside the workspace" in message.content
     assert open_store(settings["data_dir"]).artifacts() == []
+
+
+def _tool(settings: dict[str, Any], name: str) -> ToolDefinition:
+    store = open_store(settings["data_dir"])
+    tools = artifact_tools(store, DownloadManager(store, max_bytes=1024), settings["workspace_dir"])
+    return next(tool for tool in tools if tool.name == name)
+
+
+@pytest.mark.parametrize(
+    ("url", "specifier"),
+    [
+        ("http://127.0.0.2:8080/x.txt", "domain:127.0.0.2"),
+        ("http://u@127.0.0.2:8080/x.txt", "domain:127.0.0.2"),
+        ("HTTP://127.0.0.2:8080/x.txt", "domain:127.0.0.2"),
+        ("http://127.0.0.2:8080/../127.0.0.1:9/x.txt", "domain:127.0.0.2"),
+        ("http://127.1/x", "domain:127.0.0.1"),
+        ("http://0x7f.0.0.1/x", "domain:127.0.0.1"),
+        ("http://[::1]:8/x", "domain:::1"),
+        ("https://Data.Example.ORG./a.csv", "domain:data.example.org"),
+        ("https://bücher.de/a.csv", "domain:xn--bcher-kva.de"),
+    ],
+)
+def test_download_specifier_is_the_normalised_host(settings, url, specifier) -> None:
+    assert _tool(settings, "download_artifact").permission_specifier({"url": url}) == specifier
+
+
+def test_network_policy_setting_governs_download_artifact(settings, run_kernel, http_base, policy) -> None:
+    loopback = policy(lambda url: urlsplit(url).hostname == "127.0.0.1")
+    named_host = http_base.replace("127.0.0.1", "localhost")
+    script = [
+        reply(
+            "",
+            ToolCall("d1", "download_artifact", {"url": f"{http_base}/data.csv"}),
+            ToolCall("d2", "download_artifact", {"url": f"{named_host}/data.csv"}),
+        ),
+        reply("done"),
+    ]
+    run = asyncio.run(run_kernel({**settings, "network_policy": loopback}, script))
+    allowed, refused = run.result_of("d1"), run.result_of("d2")
+    assert json.loads(allowed.content)["state"] == "completed"
+    assert refused.error_kind == "download_failed"
+    assert json.loads(refused.content)["state"] == "failed"
+    assert f"{named_host}/data.csv refused by the network policy" in json.loads(refused.content)["error"]
+    assert loopback.checked == [f"{http_base}/data.csv", f"{named_host}/data.csv"]
+    assert len(open_store(settings["data_dir"]).artifacts()) == 1
+
+
+def test_a_network_policy_setting_without_check_url_refuses_downloads(settings, run_kernel, http_base) -> None:
+    call = ToolCall("d1", "download_artifact", {"url": f"{http_base}/data.csv"})
+    run = asyncio.run(
+        run_kernel({**settings, "network_policy": {"default": "allow"}}, [reply("", call), reply("done")])
+    )
+    message = run.result_of("d1")
+    assert message.error_kind == "download_failed"
+    assert "settings['network_policy'] is a dict" in message.content
+    assert open_store(settings["data_dir"]).artifacts() == []
+
+
+def _secret_workspace(settings: dict[str, Any]) -> Any:
+    workspace = settings["workspace_dir"]
+    (workspace / "secret").mkdir()
+    (workspace / "secret" / "key.txt").write_text("TOP-SECRET-TOKEN\n")
+    (workspace / "public.txt").write_text("hello\n")
+    os.symlink("secret", workspace / "alias")
+    return workspace
+
+
+def test_register_specifier_is_the_resolved_workspace_path(settings, tmp_path) -> None:
+    workspace = _secret_workspace(settings)
+    tool = _tool(settings, "register_artifact")
+    for path in [
+        "secret/key.txt",
+        "./secret/../secret/key.txt",
+        str(workspace / "secret" / "key.txt"),
+        "alias/key.txt",
+    ]:
+        assert tool.permission_specifier({"path": path}) == "secret/key.txt", path
+    assert tool.permission_specifier({"path": "alias"}) == "secret"
+    assert tool.permission_specifier({"path": "missing/new.txt"}) == "missing/new.txt"
+    assert tool.permission_specifier({"path": "../outside.txt"}) == "../outside.txt"
+    assert tool.permission_specifier({"path": str(tmp_path / "x")}) == str(tmp_path / "x")
+    assert tool.permission_specifier({"path": 5}) == "5"
+    assert tool.permission_specifier({}) == "*"
+
+
+class DenySecretGate:
+    """A permission gate denying register_artifact(secret/**)."""
+
+    async def check(self, invocation: ToolInvocation, tool: ToolDefinition) -> GateDecision:
+        specifier = tool.permission_specifier(invocation.arguments)
+        if tool.name == "register_artifact" and specifier.startswith("secret/"):
+            return GateDecision.deny(f"register_artifact({specifier}) is denied")
+        return GateDecision.allow()
+
+    @hookimpl
+    def register_tool_gates(self, register: Any, settings: Any) -> None:
+        register(self)
+
+
+def test_a_deny_rule_on_a_path_holds_for_absolute_and_aliased_paths(settings, run_kernel) -> None:
+    workspace = _secret_workspace(settings)
+    paths = ["alias/key.txt", str(workspace / "secret" / "key.txt"), "./secret/../secret/key.txt", "public.txt"]
+    calls = [ToolCall(f"r{i}", "register_artifact", {"path": path}) for i, path in enumerate(paths)]
+    run = asyncio.run(run_kernel(settings, [reply("", *calls), reply("done")], plugins=[DenySecretGate()]))
+    assert [run.result_of(f"r{i}").error_kind for i in range(3)] == ["permission_denied"] * 3
+    assert run.result_of("r3").status.value == "ok"
+    assert [artifact.name for artifact in open_store(settings["data_dir"]).artifacts()] == ["public.txt"]

@@ -24,6 +24,6 @@ def test_register_tools_register_tool_observers_and_register_state_channels(sett
     names = {tool.name: tool for tool in tools}
     assert {"register_artifact", "list_artifacts", "read_artifact", "download_artifact"} <= set(names)
     assert names["download_artifact"].action.value == "artifact_download"
-    assert names["download_artifact"].permission_specifier({"url": "https://x.org/a.csv"}) == "https://x.org/a.csv"
+    assert names["download_artifact"].permission_specifier({"url": "https://x.org/a.csv"}) == "domain:x.org"
     assert any(isinstance(observer, ArtifactObserver) for observer in observers)
     assert any(isinstance(channel, ArtifactsChannel) for channel in discover_state_channels(manager, settings))

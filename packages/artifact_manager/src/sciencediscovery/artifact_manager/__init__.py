@@ -7,7 +7,16 @@ library API underneath them.
 
 from .channels import ArtifactsChannel
 from .classify import ArtifactKind, classify, media_type_of
-from .downloads import TRANSITIONS, Download, DownloadManager, DownloadState
+from .downloads import (
+    TRANSITIONS,
+    Download,
+    DownloadManager,
+    DownloadState,
+    UrlPolicy,
+    UrlVerdict,
+    domain_specifier,
+    normalize_host,
+)
 from .errors import (
     ArtifactError,
     ArtifactPathError,
@@ -38,9 +47,13 @@ __all__ = [
     "Provenance",
     "Registration",
     "UnknownArtifactError",
+    "UrlPolicy",
+    "UrlVerdict",
     "artifact_id_for",
     "artifact_tools",
     "classify",
+    "domain_specifier",
     "media_type_of",
+    "normalize_host",
     "open_store",
 ]

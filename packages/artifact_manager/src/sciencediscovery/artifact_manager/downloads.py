@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import enum
 import hashlib
+import ipaddress
 import os
 import re
+import socket
+import unicodedata
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 import attrs
 import httpx
@@ -45,6 +49,82 @@ TRANSITIONS: Mapping[DownloadState, frozenset[DownloadState]] = {
 MAX_REDIRECTS = 5
 """Redirects followed within the approved origin (scheme, host and port); another origin fails the download."""
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
+_LABEL = re.compile(r"^(?!-)[a-z0-9_-]{1,63}(?<!-)$")
+_NUMERIC_V4 = re.compile(r"^[0-9a-fx.]+$")
+
+
+class UrlVerdict(Protocol):
+    """What a network policy says about one URL (governance's ``NetworkDecision`` has this shape)."""
+
+    @property
+    def allowed(self) -> bool: ...
+
+    @property
+    def reason(self) -> str: ...
+
+
+class UrlPolicy(Protocol):
+    """A network policy as downloads use it: ``check_url(url)`` for the first URL and every redirect target.
+
+    Duck-typed so this package does not depend on governance; ``settings["network_policy"]``
+    (governance's ``NetworkPolicy``) fits.
+    """
+
+    def check_url(self, url: str) -> UrlVerdict: ...
+
+
+def _parse_address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        return ipaddress.ip_address(text.split("%", 1)[0] if ":" in text else text)
+    except ValueError:
+        pass
+    lowered = text.lower().rstrip(".")
+    if lowered and _NUMERIC_V4.match(lowered) and lowered[0].isdigit():
+        try:
+            return ipaddress.IPv4Address(socket.inet_aton(lowered))
+        except OSError:
+            return None
+    return None
+
+
+def normalize_host(host: str) -> str:
+    """``host`` as the network policy reads it: an IP address in standard notation (legacy IPv4 spellings
+    such as ``127.1`` or ``0x7f.0.0.1`` included) or a lower-case ASCII (punycode) name without trailing dot.
+
+    The same normalisation as governance's ``normalize_host`` (kept here so this package does not
+    depend on governance); raises ``ValueError`` for a host that cannot name anything.
+    """
+    text = unicodedata.normalize("NFKC", host).strip()
+    if text.startswith("[") and text.endswith("]"):
+        text = text[1:-1]
+    address = _parse_address(text)
+    if address is not None:
+        return str(address)
+    text = text.lower().rstrip(".")
+    if not text:
+        raise ValueError("empty host")
+    try:
+        ascii_host = text.encode("idna").decode("ascii").lower()
+    except UnicodeError as error:
+        raise ValueError(f"not a valid host name ({error})") from None
+    if len(ascii_host) > 253 or not all(_LABEL.match(label) for label in ascii_host.split(".")):
+        raise ValueError("not a valid host name")
+    address = _parse_address(ascii_host)
+    return str(address) if address is not None else ascii_host
+
+
+def domain_specifier(url: object) -> str:
+    """``domain:<host>`` of ``url`` (no scheme, userinfo, port or path; host normalised by :func:`normalize_host`),
+    the permission specifier of ``download_artifact``, as data_source's ``web_fetch`` uses it."""
+    text = str(url)
+    try:
+        host = urlsplit(text).hostname or ""
+    except ValueError:
+        return f"domain:{text}"
+    try:
+        return f"domain:{normalize_host(host)}"
+    except ValueError:
+        return f"domain:{host or text}"
 
 
 @attrs.frozen
@@ -77,13 +157,22 @@ class DownloadManager:
 
     The permission action ``artifact_download`` gates the ``download_artifact``
     tool; the tool approves a request only after the dispatcher's gates let
-    the invocation run. ``client`` is the httpx client used for transfers.
+    the invocation run. With a ``network_policy`` every URL fetched (the first
+    and each redirect target) must pass its ``check_url`` or the download fails.
     """
 
-    def __init__(self, store: ArtifactStore, *, max_bytes: int, timeout_s: float = 60.0) -> None:
+    def __init__(
+        self,
+        store: ArtifactStore,
+        *,
+        max_bytes: int,
+        timeout_s: float = 60.0,
+        network_policy: UrlPolicy | None = None,
+    ) -> None:
         self.store = store
         self.max_bytes = max_bytes
         self.timeout_s = timeout_s
+        self.network_policy = network_policy
 
     # -- state --------------------------------------------------------------
     def request(
@@ -102,6 +191,8 @@ class DownloadManager:
             parsed = None
         if parsed is None or parsed.scheme not in ("http", "https") or not parsed.host:
             raise InvalidArtifactRequestError(f"url must be an absolute http(s) URL, got {url!r}")
+        if domain_specifier(url) != domain_specifier(parsed):
+            raise InvalidArtifactRequestError(f"url names its host ambiguously, got {url!r}")
         if name is not None and not isinstance(name, str):
             raise InvalidArtifactRequestError(f"name must be a string, got {name!r}")
         if expected_sha256 is not None and not _SHA256.match(str(expected_sha256).lower()):
@@ -206,6 +297,7 @@ class DownloadManager:
         async with httpx.AsyncClient(timeout=self.timeout_s, follow_redirects=False) as client:
             url = httpx.URL(download.url)
             for _ in range(MAX_REDIRECTS + 1):
+                self._check(url)
                 async with client.stream("GET", url) as response:
                     target = response.next_request.url if response.next_request is not None else None
                     if target is None:
@@ -216,6 +308,13 @@ class DownloadManager:
                     )
                 url = target
         raise DownloadFailed(f"more than {MAX_REDIRECTS} redirects")
+
+    def _check(self, url: httpx.URL) -> None:
+        if self.network_policy is None:
+            return
+        verdict = self.network_policy.check_url(str(url))
+        if not verdict.allowed:
+            raise DownloadFailed(f"{url} refused by the network policy: {verdict.reason}")
 
     @staticmethod
     async def _receive(response: httpx.Response, download: Download, partial: Path) -> tuple[str, int, bytes]:

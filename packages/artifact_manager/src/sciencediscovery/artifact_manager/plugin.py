@@ -12,7 +12,7 @@ from sciencediscovery.tools.definitions import ToolDefinition, ToolObserver
 from .channels import ArtifactsChannel
 from .downloads import DownloadManager
 from .observer import ArtifactObserver
-from .settings import data_dir, max_download_bytes, workspace_dir
+from .settings import data_dir, max_download_bytes, network_policy, workspace_dir
 from .store import open_store
 from .tools import artifact_tools
 
@@ -21,7 +21,7 @@ from .tools import artifact_tools
 def register_tools(register: Callable[[ToolDefinition], None], settings: Mapping[str, Any]) -> None:
     """``register_artifact``, ``list_artifacts``, ``read_artifact`` and ``download_artifact``."""
     store = open_store(data_dir(settings))
-    downloads = DownloadManager(store, max_bytes=max_download_bytes(settings))
+    downloads = DownloadManager(store, max_bytes=max_download_bytes(settings), network_policy=network_policy(settings))
     for tool in artifact_tools(store, downloads, workspace_dir(settings)):
         register(tool)
 

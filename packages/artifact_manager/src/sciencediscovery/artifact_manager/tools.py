@@ -14,7 +14,7 @@ from sciencediscovery.tools.definitions import ToolAction, ToolDefinition, ToolI
 from sciencediscovery.tools.paths import SymlinkLoopError, stable_realpath
 
 from .classify import SNIFF_BYTES, ArtifactKind
-from .downloads import DownloadManager, DownloadState
+from .downloads import DownloadManager, DownloadState, domain_specifier
 from .errors import ArtifactError, ArtifactPathError, InvalidArtifactRequestError
 from .observer import ARTIFACTS_KEY
 from .store import Artifact, ArtifactStore, Provenance
@@ -46,6 +46,17 @@ def _inside(workspace: Path, raw: Any) -> Path:
     if not path.is_relative_to(workspace):
         raise ArtifactPathError(f"path {raw!r} is outside the workspace {str(workspace)!r}")
     return path
+
+
+def _path_specifier(workspace: Path, arguments: Mapping[str, Any]) -> str:
+    """The permission specifier of ``register_artifact``: the resolved path relative to the workspace
+    (so ``/abs/ws/secret/x``, ``./a/../secret/x`` and a symlink alias all read ``secret/x``); the raw
+    path when it cannot be resolved inside the workspace (the handler refuses it anyway)."""
+    raw = arguments.get("path", "*")
+    try:
+        return _inside(workspace, raw).relative_to(workspace).as_posix()
+    except ArtifactPathError:
+        return str(raw)
 
 
 def _int(arguments: Mapping[str, Any], field: str, default: int, low: int, high: int) -> int:
@@ -168,7 +179,7 @@ def artifact_tools(store: ArtifactStore, downloads: DownloadManager, workspace: 
             },
             handler=register_artifact,
             action=ToolAction.STATE,
-            specifier=lambda arguments: str(arguments.get("path", "*")),
+            specifier=lambda arguments: _path_specifier(workspace, arguments),
         ),
         ToolDefinition(
             name="list_artifacts",
@@ -214,6 +225,6 @@ def artifact_tools(store: ArtifactStore, downloads: DownloadManager, workspace: 
             },
             handler=download_artifact,
             action=ToolAction.ARTIFACT_DOWNLOAD,
-            specifier=lambda arguments: str(arguments.get("url", "*")),
+            specifier=lambda arguments: domain_specifier(arguments.get("url", "")),
         ),
     ]
