@@ -120,3 +120,53 @@ def test_plugins_and_tools_are_listed(tmp_path: Path) -> None:
     assert tools.returncode == 0, tools.stderr
     for name in ("read_file", "write_file", "update_plan", "read_tool_output"):
         assert name in tools.stdout
+
+
+def test_resume_rebuilds_the_sessions_workspace_and_returns_a_finished_answer(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "notes.md").write_text("TP53 notes")
+    script = tmp_path / "script.json"
+    script.write_text(
+        json.dumps(
+            {
+                "turns": [
+                    {"tool_calls": [{"id": "p1", "name": "update_plan", "arguments": {"items": []}}]},
+                    {"tool_calls": [{"id": "r1", "name": "read_file", "arguments": {"path": "workspace/notes.md"}}]},
+                    {"content": "read the notes"},
+                ]
+            }
+        )
+    )
+    data = str(tmp_path / "data")
+    first = cli(
+        "run",
+        "--objective",
+        "Read the notes",
+        "--model",
+        f"scripted:{script}",
+        "--workspace",
+        str(workspace),
+        "--data-dir",
+        data,
+        "--context-id",
+        "ctx-ws",
+        "--max-turns",
+        "1",
+        "--json",
+    )
+    assert first.returncode == 0, first.stderr
+    assert json.loads(first.stdout)["status"] == "turn_limit"
+    resumed = cli("resume", "ctx-ws", "--data-dir", data, "--json")  # one more turn (the bound is per run)
+    assert resumed.returncode == 0, resumed.stderr
+    assert json.loads(resumed.stdout)["status"] == "turn_limit"
+    from sciencediscovery.api.store import SqliteSessionStore
+
+    store = SqliteSessionStore(tmp_path / "data" / "sessions.sqlite")
+    [read] = [m for m in store.load_history("ctx-ws") if m.tool_call_id == "r1"]
+    store.close()
+    assert "TP53 notes" in read.content  # the resumed run had the session's workspace mounted
+    final = cli("resume", "ctx-ws", "--data-dir", data, "--json")
+    assert json.loads(final.stdout)["final_answer"] == "read the notes"
+    again = cli("resume", "ctx-ws", "--data-dir", data, "--json")  # already answered: the stored result
+    assert json.loads(again.stdout)["run_id"] == json.loads(final.stdout)["run_id"]

@@ -265,7 +265,9 @@ def test_real_governance_permission_flow_through_the_service(tmp_path):
         )
     )
     settings = ServiceSettings.load(
-        data_dir=tmp_path / "data", workspace=workspace, environ={"SCIENCEDISCOVERY_DISABLE_PLUGINS": "hello"}
+        data_dir=tmp_path / "data",
+        workspace=workspace,
+        environ={"SCIENCEDISCOVERY_DISABLE_PLUGINS": "hello", "SCIENCEDISCOVERY_SCRIPTS_DIR": str(tmp_path)},
     )
     platform = Platform(settings)
     app = create_app(platform.service_parts())
@@ -279,6 +281,8 @@ def test_real_governance_permission_flow_through_the_service(tmp_path):
     base = f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
     try:
         with httpx.Client(base_url=base) as client:
+            outside = client.post("/sessions", json={"objective": "x", "model": "scripted:/etc/passwd"})
+            assert outside.status_code == 400 and "SCIENCEDISCOVERY_SCRIPTS_DIR" in outside.json()["detail"]
             created = client.post("/sessions", json={"objective": "Save the summary", "model": f"scripted:{script}"})
             context_id = created.json()["context_id"]
             run_id = client.post(f"/sessions/{context_id}/runs").json()["run_id"]
@@ -299,6 +303,8 @@ def test_real_governance_permission_flow_through_the_service(tmp_path):
             body = wait_status(client, run_id, {"completed"})
             assert body["result"]["final_answer"] == "saved"
             assert (workspace / "results.md").read_text() == "TP53 summary"
+            again = client.post(f"/sessions/{context_id}/runs")
+            assert again.status_code == 409 and "already answered" in again.json()["detail"]
     finally:
         server.should_exit = True
         thread.join(timeout=20)

@@ -43,3 +43,16 @@ def test_a_session_without_a_model_is_a_clear_error_not_a_crash(tmp_path: Path) 
     with pytest.raises(ConfigurationError, match="names no model and the service has no default model"):
         asyncio.run(platform.runs.run(session.context_id, Message.user("x")))
     assert platform.store.runs_of(session.context_id) == []
+
+
+def test_one_platform_per_data_directory(tmp_path: Path) -> None:
+    import pytest
+
+    from sciencediscovery.api.errors import StoreError
+
+    settings = ServiceSettings.load(data_dir=tmp_path / "data", environ={"SCIENCEDISCOVERY_DISABLE_PLUGINS": "hello"})
+    first = Platform(settings)
+    with pytest.raises(StoreError, match=r"is in use by another process \(pid \d+\)"):
+        Platform(settings)
+    first.close()
+    Platform(settings).close()  # released with close()

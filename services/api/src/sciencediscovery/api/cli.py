@@ -90,7 +90,9 @@ def run(**options: Any) -> None:
         "outputRequirements": list(options["output_requirements"]),
     }
     try:
-        summary = asyncio.run(platform.run_new(structured, context_id=options["context_id"], progress=not as_json))
+        summary = asyncio.run(
+            platform.run_new(structured, context_id=options["context_id"], progress=not as_json, notices=True)
+        )
     finally:
         platform.close()
     _print_summary(summary, as_json)
@@ -118,9 +120,9 @@ def resume(context_id: str, data_dir: str | None, as_json: bool) -> None:
     """Continue an interrupted run from its last committed step to its terminal result."""
     from .bootstrap.platform import Platform
 
-    platform = Platform.from_options(data_dir=data_dir)
+    platform = Platform.for_session(context_id, data_dir=data_dir)
     try:
-        summary = asyncio.run(platform.resume(context_id, progress=not as_json))
+        summary = asyncio.run(platform.resume(context_id, progress=not as_json, notices=True))
     finally:
         platform.close()
     _print_summary(summary, as_json)

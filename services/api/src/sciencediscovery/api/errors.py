@@ -41,3 +41,7 @@ class UnknownPermissionRequestError(ServiceError, LookupError):
 
 class DecisionConflictError(ServiceError):
     """A decision arrived for a request that is already resolved or belongs to an older permission epoch."""
+
+
+class ModelNotAllowedError(ServiceError):
+    """A client asked for a model spec this service does not allow over HTTP."""

@@ -13,6 +13,7 @@ import attrs
 from sciencediscovery.runtime_core import (
     FanOutSink,
     Message,
+    Role,
     RunEvent,
     RunEventSink,
     RunHandle,
@@ -118,10 +119,17 @@ class RunService:
         context_id = context_id or f"ctx-{uuid.uuid4().hex[:12]}"
         return self.store.create_session(context_id, structured_input, config)
 
+    def answered(self, context_id: str) -> bool:
+        """Whether the session's history ends with the model's final answer (nothing left to do)."""
+        history = self.store.load_history(context_id)
+        return bool(history) and history[-1].role is Role.ASSISTANT and not history[-1].tool_calls
+
     async def start(self, context_id: str, first_message: Message | None = None) -> str:
         """Start (or continue) a run of the session in the background; returns the run id."""
         if context_id in self._starting or any(active[0] == context_id for active in self._active.values()):
             raise RunConflictError(f"session {context_id!r} already has an active run")
+        if self.answered(context_id):
+            raise RunConflictError(f"session {context_id!r} is already answered; its last run completed")
         self._starting.add(context_id)
         try:
             session = self.store.get_session(context_id)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -77,30 +78,44 @@ class ReviewRunnerAdapter:
 
 
 class ProgressDisplay:
-    """A live one-line status of a run on the terminal (turns, tools, waits); silent when disabled."""
+    """A live one-line status of a run on a terminal (turns, tools, waits).
 
-    def __init__(self, live: LiveEvents, context_id: str, *, enabled: bool) -> None:
+    With ``notices`` and no terminal, permission waits are still announced as plain
+    lines on stderr, so an unattended run never waits in silence.
+    """
+
+    def __init__(self, live: LiveEvents, context_id: str, *, enabled: bool, notices: bool = False) -> None:
         self.live = live
         self.context_id = context_id
-        self.enabled = enabled
+        self.enabled = enabled or notices
+        self.terminal = enabled
         self._status: Status | None = None
         self._queue: asyncio.Queue[RunEvent | None] | None = None
         self._task: asyncio.Task[None] | None = None
 
     def __enter__(self) -> ProgressDisplay:
-        if self.enabled:
+        if self.terminal:
             self._status = Status("starting", console=Console(stderr=True))
             self._status.start()
+        if self.enabled:
             self._queue = self.live.subscribe(self.context_id)
             self._task = asyncio.get_running_loop().create_task(self._follow())
         return self
 
     async def _follow(self) -> None:
-        assert self._queue is not None and self._status is not None
+        assert self._queue is not None
         while (event := await self._queue.get()) is not None:
             text = _describe(event)
-            if text:
+            if text and self._status is not None:
                 self._status.update(text)
+            elif event.kind == "external_wait_started" and event.wait_kind == "permission":  # type: ignore[attr-defined]
+                print(
+                    f"waiting for a permission decision: {event.detail} "  # type: ignore[attr-defined]
+                    "(decide through the HTTP API, or allow it with SCIENCE_AGENT_PERMISSION_ALLOW; "
+                    "unanswered requests are denied after SCIENCE_AGENT_PERMISSION_TIMEOUT_S)",
+                    file=sys.stderr,
+                    flush=True,
+                )
 
     def __exit__(self, *exc: object) -> None:
         if self._task is not None:

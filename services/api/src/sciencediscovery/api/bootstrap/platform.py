@@ -7,6 +7,7 @@ import concurrent.futures
 import json
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from sciencediscovery.data_source import McpBroker, ToolPinStore, sources_from_settings
@@ -24,10 +25,11 @@ from sciencediscovery.tools.registry import ToolRegistry
 from sciencediscovery.tools.settings import OUTPUT_STORE_SETTING
 from sciencediscovery.tools.store import MemoryToolOutputStore
 
+from ..errors import ModelNotAllowedError
 from ..http.app import ServiceParts
 from ..runs import RunService, RunSummary
 from ..settings import ServiceSettings
-from ..store import SqliteSessionStore
+from ..store import DataDirLock, SqliteSessionStore
 from .desks import GovernanceDesk, ProgressDisplay, RecordsDesk, ReviewRunnerAdapter
 from .runtime import Composer
 
@@ -67,6 +69,8 @@ def network_policy(environ: Mapping[str, str]) -> NetworkPolicy:
         raise ConfigurationError(NETWORK_POLICY_VARIABLE, str(error)) from error
 
 
+SCRIPTS_DIR_VARIABLE = "SCIENCEDISCOVERY_SCRIPTS_DIR"
+SESSION_OPTIONS = ("workspace", "skill_dirs", "profiles", "trace_dir")
 PERMISSION_VARIABLES = (FILE_VARIABLE, DEFAULT_VARIABLE, *RULE_VARIABLES.values())
 
 
@@ -76,7 +80,12 @@ class Platform:
     def __init__(self, settings: ServiceSettings, *, plugin_manager: Any | None = None) -> None:
         self.settings = settings
         self.plugin_manager = plugin_manager or make_plugin_manager(environ=settings.environ)
-        self.store = SqliteSessionStore(settings.store_path)
+        self._lock = DataDirLock(settings.data_dir)
+        try:
+            self.store = SqliteSessionStore(settings.store_path)
+        except BaseException:
+            self._lock.release()
+            raise
         self.network_policy = network_policy(settings.environ)
         self.sources = sources_from_settings({}, settings.environ)
         self.broker = (
@@ -100,6 +109,19 @@ class Platform:
             settings.environ,
         )
         self.runs = RunService(self.store, self.composer)
+
+    @classmethod
+    def for_session(cls, context_id: str, *, data_dir: str | None = None) -> Platform:
+        """A platform rebuilt with the options a session was created with (workspace, Skills, profiles, traces)."""
+        settings = ServiceSettings.load(data_dir=data_dir)
+        store = SqliteSessionStore(settings.store_path)
+        try:
+            config = store.get_session(context_id).config
+        finally:
+            store.close()
+        stored = {key: config.get(key) for key in SESSION_OPTIONS}
+        stored["skill_dirs"] = tuple(stored["skill_dirs"] or ())
+        return cls.from_options(data_dir=data_dir, **stored)
 
     @classmethod
     def from_options(cls, **options: Any) -> Platform:
@@ -169,10 +191,23 @@ class Platform:
         return {**self.permissions.describe(), "code execution": self.execution_summary}
 
     def close(self) -> None:
-        """Stop MCP servers and close the store (the end of a CLI command or of the service)."""
+        """Stop MCP servers, close the store and release the data directory (end of a command or the service)."""
         if self.broker is not None:
             self.broker.close()
         self.store.close()
+        self._lock.release()
+
+    def check_http_model(self, spec: str) -> None:
+        """Over HTTP a ``scripted:`` model may only name a file under ``SCIENCEDISCOVERY_SCRIPTS_DIR``
+        (otherwise any client could make the service read any file)."""
+        if not spec.startswith("scripted:"):
+            return
+        folder = self.settings.environ.get(SCRIPTS_DIR_VARIABLE, "").strip()
+        target = Path(spec.removeprefix("scripted:")).resolve()
+        if not folder or not target.is_relative_to(Path(folder).resolve()):
+            raise ModelNotAllowedError(
+                f"model {spec!r}: scripted models over HTTP must be files under {SCRIPTS_DIR_VARIABLE}"
+            )
 
     def service_parts(self) -> ServiceParts:
         assert self.permissions is not None  # set in __init__
@@ -182,11 +217,17 @@ class Platform:
             permissions=GovernanceDesk(self.permissions),
             artifacts=records.artifacts,
             provenance=records.provenance,
+            check_model=self.check_http_model,
         )
 
     # -- the CLI's entry points -----------------------------------------------------
     async def run_new(
-        self, structured_input: Mapping[str, Any], *, context_id: str | None = None, progress: bool = False
+        self,
+        structured_input: Mapping[str, Any],
+        *,
+        context_id: str | None = None,
+        progress: bool = False,
+        notices: bool = False,
     ) -> RunSummary:
         if not self.settings.model:
             raise ConfigurationError(
@@ -201,15 +242,41 @@ class Platform:
             "mode": self.settings.mode,
             "scope": self.settings.scope,
             "max_turns": self.settings.max_turns,
+            **self.session_options(),
         }
         session = self.runs.create_session(contract.to_json(), config, context_id)
-        with ProgressDisplay(self.runs.live, session.context_id, enabled=progress and sys.stderr.isatty()):
+        display = ProgressDisplay(
+            self.runs.live, session.context_id, enabled=progress and sys.stderr.isatty(), notices=notices
+        )
+        with display:
             return await self.runs.run(session.context_id, Message.user(contract.objective))
 
-    async def resume(self, context_id: str, *, progress: bool = False) -> RunSummary:
-        """Continue a session from its last committed step (a run that died before its first step starts over)."""
+    def session_options(self) -> dict[str, Any]:
+        """The options a resumed session must be rebuilt with (stored in its config)."""
+        settings = self.settings
+        return {
+            "workspace": str(settings.workspace) if settings.workspace else None,
+            "skill_dirs": [str(folder) for folder in settings.skill_dirs],
+            "profiles": str(settings.profiles) if isinstance(settings.profiles, Path) else None,
+            "trace_dir": str(settings.trace_dir) if settings.trace_dir else None,
+        }
+
+    async def resume(self, context_id: str, *, progress: bool = False, notices: bool = False) -> RunSummary:
+        """Continue a session from its last committed step (a run that died before its first step starts over).
+
+        A session whose last run completed is already answered: its stored result is returned.
+        """
         session = self.store.get_session(context_id)
         self.store.mark_unfinished_runs_interrupted(context_id)
+        finished = [run for run in self.store.runs_of(context_id) if run.result is not None]
+        last = finished[-1] if finished else None
+        if (
+            last is not None
+            and last.result is not None
+            and last.status == "completed"
+            and self.runs.answered(context_id)
+        ):
+            return RunSummary(**last.result)
         objective = Message.user(RunContract.from_mapping(session.structured_input).objective)
-        with ProgressDisplay(self.runs.live, context_id, enabled=progress and sys.stderr.isatty()):
+        with ProgressDisplay(self.runs.live, context_id, enabled=progress and sys.stderr.isatty(), notices=notices):
             return await self.runs.run(context_id, objective)

@@ -41,6 +41,7 @@ class ServiceParts:
     permissions: PermissionDesk | None = None
     artifacts: Callable[[str], list[Mapping[str, Any]]] | None = None
     provenance: Callable[[str], Mapping[str, Any]] | None = None
+    check_model: Callable[[str], None] | None = None
 
 
 class SessionIn(BaseModel):
@@ -83,6 +84,8 @@ def create_app(parts: ServiceParts, *, token: str | None = None, max_body_bytes:
 
     @app.post("/sessions", status_code=201)
     async def create_session(body: SessionIn) -> dict[str, Any]:
+        if body.model and parts.check_model:
+            parts.check_model(body.model)
         structured = {
             "objective": body.objective,
             "constraints": body.constraints,
