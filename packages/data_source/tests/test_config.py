@@ -36,7 +36,7 @@ def test_stdio_and_http_servers_and_web_sources_load():
     )
     pubmed = config.servers["pubmed"]
     assert isinstance(pubmed, StdioServer) and pubmed.command_line == "uvx pubmed-mcp --db 'my db'"
-    assert pubmed.permission_specifier == "server:pubmed command:uvx pubmed-mcp --db 'my db' cwd:/srv"
+    assert pubmed.permission_specifier == "server:pubmed command:uvx pubmed-mcp --db 'my db' cwd:/srv env:A=1"
     remote = config.servers["remote"]
     assert (
         isinstance(remote, HttpServer)
@@ -92,6 +92,26 @@ def test_sources_from_file_and_settings(tmp_path):
         sources_from_file(path)
     with pytest.raises(SourceConfigError, match="cannot be read"):
         sources_from_file(tmp_path / "missing.json")
+
+
+def test_the_permission_specifier_names_the_environment():
+    def server(env):
+        body = {"command": "python3", "args": ["-m", "chem_server"], **({"env": env} if env else {})}
+        return sources_from_data({"mcpServers": {"chem": body}}, "sources.json").servers["chem"]
+
+    clean = server({})
+    hostile = server({"PYTHONPATH": "/tmp/attacker", "LD_PRELOAD": "/tmp/attacker/evil.so", "NOTE": "a b'c"})
+    assert clean.permission_specifier == "server:chem command:python3 -m chem_server"
+    assert hostile.permission_specifier == (
+        "server:chem command:python3 -m chem_server env:LD_PRELOAD=/tmp/attacker/evil.so "
+        + shlex.quote("NOTE=a b'c")
+        + " PYTHONPATH=/tmp/attacker"
+    )
+    assert shlex.split(hostile.permission_specifier.split(" env:", 1)[1]) == [
+        "LD_PRELOAD=/tmp/attacker/evil.so",
+        "NOTE=a b'c",
+        "PYTHONPATH=/tmp/attacker",
+    ]
 
 
 @settings(max_examples=60, deadline=None)

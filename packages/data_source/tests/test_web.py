@@ -48,6 +48,34 @@ def test_redirect_into_a_private_address_is_refused(web_server, tmp_path):
     assert refused.value.error_kind == "network_policy" and "10.1.2.3" in str(refused.value)
 
 
+def test_a_redirect_to_another_origin_is_not_followed_but_returned(web_server, tmp_path):
+    target = web_server({"/secret": lambda h: (200, {"Content-Type": "text/plain"}, b"internal")})
+    start = web_server(
+        {
+            "/go": lambda h: (302, {"Location": target.url("/secret")}, b""),
+            "/same": lambda h: (301, {"Location": "/ok"}, b""),
+            "/ok": lambda h: (200, {"Content-Type": "text/plain"}, b"same host"),
+        }
+    )
+    page = fetch(fetcher(tmp_path), start.url("/go"))
+    assert page.redirect == target.url("/secret") and page.status == 302 and page.text == ""
+    assert page.hops == (start.url("/go"),) and target.hits == {}  # another port: another origin
+    followed = fetch(fetcher(tmp_path), start.url("/same"))
+    assert followed.redirect is None and followed.text == "same host"
+    assert followed.hops == (start.url("/same"), start.url("/ok"))
+
+
+def test_web_fetch_returns_a_cross_host_location_for_the_permission_gate(web_server, tmp_path):
+    target = web_server({"/secret": lambda h: (200, {"Content-Type": "text/plain"}, b"internal")})
+    start = web_server({"/go": lambda h: (302, {"Location": target.url("/secret")}, b"")})
+    tools = run_tools({"network_policy": LOOPBACK, "data_dir": str(tmp_path)})
+    call = ToolCall(id="w", name="web_fetch", arguments={"url": start.url("/go")})
+    result = asyncio.run(tools.dispatcher.dispatch(call, turn_context(CollectingSink())))
+    assert result.status is ToolResultStatus.OK and result.metadata["redirect"] == target.url("/secret")
+    assert f"Location: {target.url('/secret')}" in result.content and "internal" not in result.content
+    assert target.hits == {}
+
+
 def test_private_and_loopback_targets_are_refused_by_default(web_server, tmp_path):
     server = web_server({"/": lambda h: (200, {"Content-Type": "text/plain"}, b"private")})
     web = fetcher(tmp_path, NetworkPolicy())  # default policy: public hosts allowed, private refused

@@ -60,9 +60,12 @@ class StdioServer:
 
     @property
     def permission_specifier(self) -> str:
-        """What a permission request shows for this server: its name, exact command and working directory."""
+        """What a permission request shows for this server: its name, exact command, working directory and
+        environment (``env:`` then the shell-quoted ``KEY=VALUE`` pairs sorted by key), so a grant for one
+        configuration does not cover the same command started with, say, ``LD_PRELOAD``."""
         where = f" cwd:{self.cwd}" if self.cwd else ""
-        return f"server:{self.name} command:{self.command_line}{where}"
+        env = " env:" + " ".join(shlex.quote(f"{key}={self.env[key]}") for key in sorted(self.env)) if self.env else ""
+        return f"server:{self.name} command:{self.command_line}{where}{env}"
 
     @property
     def location(self) -> str:

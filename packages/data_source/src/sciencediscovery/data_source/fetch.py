@@ -2,7 +2,10 @@
 
 Redirects are followed here, not by httpx, so each target is checked with
 ``NetworkPolicy.check_url`` and every address its host resolves to with
-``check_address`` before a request is sent. Proxies come from the environment
+``check_address`` before a request is sent. Only redirects within the same origin
+(scheme, host and port) are followed: a redirect to another origin ends the fetch
+with the target in :attr:`FetchedPage.redirect`, so fetching it is a new request
+that the permission rules see. Proxies come from the environment
 (``HTTP_PROXY``, ``HTTPS_PROXY``, ``NO_PROXY``, as httpx reads them); when a proxy
 carries the request, the proxy resolves the name, so only the URL and literal
 addresses are checked locally. Responses are cached on disk by hishel following
@@ -29,6 +32,11 @@ from .settings import WebSettings
 
 USER_AGENT = "sciencediscovery-data-source (+governed web_fetch)"
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
+    return url.scheme, url.host, url.port or _DEFAULT_PORTS.get(url.scheme)
 
 
 @attrs.frozen
@@ -42,6 +50,8 @@ class FetchedPage:
     text: str
     from_cache: bool
     bytes: int
+    redirect: str | None = None
+    """The target of a redirect to another origin, which was not followed (``text`` is then empty)."""
 
     @property
     def final_url(self) -> str:
@@ -90,6 +100,14 @@ class WebFetcher:
                     "network_policy",
                 )
 
+    async def _check_redirect(self, target: str) -> None:
+        """Refuse a redirect target the policy refuses; one that merely cannot be resolved is left to its own fetch."""
+        try:
+            await self.check(target)
+        except WebFetchError as error:
+            if error.error_kind == "network_policy":
+                raise
+
     def _client(self) -> httpx.AsyncClient:
         timeout = httpx.Timeout(self.settings.timeout_s)
         headers = {"User-Agent": USER_AGENT}
@@ -101,7 +119,8 @@ class WebFetcher:
         return AsyncCacheClient(timeout=timeout, headers=headers, follow_redirects=False, storage=storage, rfc=options)
 
     async def fetch(self, url: str) -> FetchedPage:
-        """GET ``url`` following at most ``max_redirects`` redirects; the text is extracted by content type."""
+        """GET ``url`` following at most ``max_redirects`` same-origin redirects; the text is extracted by content
+        type. A redirect to another origin is returned unfollowed, its target in ``redirect``."""
         try:
             async with asyncio.timeout(self.settings.timeout_s):
                 return await self._fetch(url)
@@ -123,7 +142,22 @@ class WebFetcher:
                             raise WebFetchError(
                                 f"{url}: more than {self.settings.max_redirects} redirects", "too_many_redirects"
                             )
-                        current = str(response.url.join(response.headers["location"]))
+                        target = response.url.join(response.headers["location"])
+                        if _origin(target) != _origin(response.url):
+                            # another origin: not followed (the permission rules never saw it); the
+                            # policy still refuses what it would have refused, else the caller gets the target
+                            await self._check_redirect(str(target))
+                            return FetchedPage(
+                                url=url,
+                                hops=tuple(hops),
+                                status=response.status_code,
+                                content_type=response.headers.get("content-type", ""),
+                                text="",
+                                from_cache=bool((response.extensions.get("caching") or {}).get("from_cache", False)),
+                                bytes=0,
+                                redirect=str(target),
+                            )
+                        current = str(target)
                         continue
                     body = await self._read(response, current)
                     caching = response.extensions.get("caching") or {}

@@ -37,6 +37,12 @@ def domain_specifier(arguments: Mapping[str, Any]) -> str:
 
 def _render(page: FetchedPage) -> str:
     via = f" (redirected from {page.url})" if len(page.hops) > 1 else ""
+    if page.redirect is not None:
+        return (
+            f"URL: {page.final_url}{via}\nHTTP {page.status}: redirect to another host, not followed.\n"
+            f"Location: {page.redirect}\n\nTo read it, call {WEB_FETCH} with that URL (it is then checked by the "
+            "permission rules like any other fetch)."
+        )
     return f"URL: {page.final_url}{via}\nContent-Type: {page.content_type}\n\n{page.text}"
 
 
@@ -55,7 +61,9 @@ async def _fetch(fetcher: WebFetcher, invocation: ToolInvocation, url: str) -> T
             bytes=page.bytes,
         )
     )
-    metadata = {TRUST_KEY: Trust.UNTRUSTED.value, "url": page.final_url, "from_cache": page.from_cache}
+    metadata: dict[str, Any] = {TRUST_KEY: Trust.UNTRUSTED.value, "url": page.final_url, "from_cache": page.from_cache}
+    if page.redirect is not None:
+        metadata["redirect"] = page.redirect
     return ToolOutput(_render(page), metadata)
 
 
