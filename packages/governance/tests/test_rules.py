@@ -36,6 +36,7 @@ def test_rules_parse_into_normalised_patterns(text: str, tool: str, pattern: str
         ("read_file(a(b))", "parentheses"),
         ("read_file(data/**x)", "'**' must be a whole path segment"),
         ("read_file(../../etc)", "climbs above its root"),
+        ("read_file(data/a/../b)", "'..' segment"),
         ("http_get(domain:bad host)", "not a valid host name"),
         ("http_get(domain:)", "empty host"),
     ],
@@ -58,7 +59,7 @@ def test_unknown_effect_is_an_error() -> None:
     [
         ("data/raw.csv", "data/raw.csv", "data/raw.csv"),
         ("data//raw/./x/", "data/raw/x", "data/raw/x"),
-        ("data/a/../b", "data/b", "data/b"),
+        ("data/a/../b", None, "data/b"),  # any '..' segment: nothing can allow it
         ("../data/secret", None, "data/secret"),
         ("Data/Secret", "Data/Secret", "data/secret"),
         ("\uff44ata/secret", "\uff44ata/secret", "data/secret"),
@@ -147,3 +148,31 @@ def test_a_matching_deny_always_wins(
     parsed.append(Rule.parse(Effect.DENY, f"read_file({specifier})"))
     order = data.draw(st.permutations(parsed))
     assert RuleSet(rules=order, default="allow").evaluate("read_file", specifier).effect is Effect.DENY
+
+
+URL_ALLOW = "http_get(http://127.0.0.1:8000/**)"
+
+
+@pytest.mark.parametrize(
+    "specifier",
+    [
+        "http://127.0.0.2:9000/../127.0.0.1:8000/x",  # the review's case: fetched from 127.0.0.2
+        "http://127.0.0.2:9000/a/../../127.0.0.1:8000/x",
+        "http://127.0.0.1:8000/..",
+        "http://127.0.0.1:8000/x/../y",
+        "http://127.0.0.2:9000/..\\../127.0.0.1:8000/x",
+        "http://127.0.0.2:9000/%2e%2e/127.0.0.1:8000/x",
+        "http://127.0.0.2:9000/.%2E/127.0.0.1:8000/x",
+    ],
+)
+def test_a_dot_dot_segment_is_never_allowed(specifier: str) -> None:
+    assert exact_view(specifier) is None
+    rules = RuleSet.from_lists(allow=[URL_ALLOW, "http_get(**)"], default="deny")
+    verdict = rules.evaluate("http_get", specifier)
+    assert (verdict.effect, verdict.rule) == (Effect.DENY, None)  # the default, not an allow rule
+
+
+@pytest.mark.parametrize("specifier", ["http://127.0.0.1:8000/x", "http://127.0.0.1:8000/a/.../b", "data/..x/y"])
+def test_names_that_only_contain_dots_are_still_allowed(specifier: str) -> None:
+    rules = RuleSet.from_lists(allow=[URL_ALLOW, "http_get(data/**)"], default="deny")
+    assert rules.evaluate("http_get", specifier).effect is Effect.ALLOW

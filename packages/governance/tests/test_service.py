@@ -312,3 +312,43 @@ def test_malformed_decisions_name_the_field(data: Any, field: str) -> None:
 def test_decide_refuses_a_non_decision(service: PermissionService) -> None:
     with pytest.raises(InvalidDecisionError):
         service.decide("perm-1", "allow_once")  # type: ignore[arg-type]
+
+
+def test_is_denied_answers_deny_rules_and_epoch_limits_without_side_effects(service: PermissionService) -> None:
+    service.grant("read_file(**)", GrantScope.SESSION)  # grants never lift a deny rule or a limit
+    before = service.audit.records()
+    assert service.is_denied("read_file", "data/secret/key.txt")  # deny rule
+    assert service.is_denied("read_file", "DATA/Secret/key.txt")  # the broad view
+    assert service.is_denied("search_files", "data/secret/key.txt") is False  # the rule names read_file only
+    assert service.is_denied("read_file", "data/raw.csv") is False  # allowed
+    assert service.is_denied("run_code", "*") is False  # ask: not surely denied
+    assert service.is_denied("list_files", "nothing/matches") is False  # the default (ask)
+    assert service.is_denied("write_file", "data/raw.csv", action="write")  # read-only mount in the epoch
+    assert service.is_denied("write_file", "data/../data/raw.csv", action="write")
+    assert service.is_denied("write_file", "out/x", action="write") is False
+    assert service.is_denied("list_files", "data/raw.csv") is False  # reading a read-only mount is fine
+    assert service.is_denied("http_get", "domain:example.com")  # the epoch's network policy
+    assert service.is_denied("http_get", "domain:evil.nih.gov")  # deny rule
+    assert service.is_denied("http_get", "domain:ncbi.nlm.nih.gov") is False
+    assert service.audit.records() == before
+    assert service.pending() == []
+
+
+def test_is_denied_ignores_a_default_deny(make_service: Callable[..., PermissionService]) -> None:
+    service = make_service(RuleSet.from_lists(deny=["*(data/secret/**)"], default="deny"))
+    assert service.is_denied("list_files", "data/secret") is True
+    assert service.is_denied("list_files", "data/other") is False
+
+
+def test_a_dot_dot_specifier_is_never_granted_but_still_meets_the_epoch_limits(
+    make_service: Callable[..., PermissionService],
+) -> None:
+    service = make_service(RuleSet(default="deny"))  # grants answer a default deny
+    service.grant("http_get(http://127.0.0.1:8000/**)", GrantScope.SESSION)
+    service.grant("write_file(**)", GrantScope.SESSION)
+    fetch = asyncio.run(_authorize(service, "http_get", "http://127.0.0.2:9/../127.0.0.1:8000/x", action="network"))
+    assert (fetch.allowed, fetch.source) == (False, "default:deny")
+    granted = asyncio.run(_authorize(service, "http_get", "http://127.0.0.1:8000/x", action="network"))
+    assert granted.allowed
+    write = asyncio.run(_authorize(service, "write_file", "out/../data/raw.csv", action="write"))
+    assert (write.allowed, write.source) == (False, "epoch")  # the read-only data mount, found through '..'

@@ -239,3 +239,33 @@ def test_the_same_setup_allows_legitimate_calls(workspace: Workspace, tree: Path
         succeeded, content = _governed_call(PermissionGate(service), read, {"path": path, "end_line": 1})
         assert succeeded
         assert content == "line 1"
+
+
+def test_deny_rules_hold_below_a_listed_or_searched_directory(workspace: Workspace, tree: Path) -> None:
+    """The review's case: ``search_files(ws)`` is allowed, but what lies under ``ws/secret`` is denied.
+
+    The composition root wires ``workspace_entry_filter`` to governance's side-effect-free ``is_denied``.
+    """
+    rules = GovernanceRules.from_lists(allow=["*(ws/**)"], deny=["*(ws/secret/**)"], default="deny")
+    service = PermissionService(rules, PermissionEpoch(), AuditLog(":memory:"))
+    tools = {
+        tool.name: tool
+        for tool in workspace_tools(workspace, entry_filter=lambda tool, path: not service.is_denied(tool, path))
+    }
+    gate = PermissionGate(service)
+    for pattern, regex in (("SECRET", False), (".", True)):
+        ok, content = _governed_call(gate, tools["search_files"], {"path": "ws", "pattern": pattern, "regex": regex})
+        assert ok
+        assert SECRET not in content
+        assert "ws/secret" not in content
+    assert (
+        "ws/public/a.txt:1: line 1"
+        in _governed_call(gate, tools["search_files"], {"path": "ws", "pattern": "line 1"})[1]
+    )
+    ok, content = _governed_call(gate, tools["list_files"], {"path": "ws", "recursive": True})
+    assert ok
+    assert "ws/public/nested/b.txt  22 bytes" in content.splitlines()
+    assert not any(line.startswith("ws/secret") for line in content.splitlines())
+    assert "ws/link_in@" in content.splitlines()  # a symlink is listed by its own name, never followed
+    assert [record.specifier for record in service.audit.records()] == ["ws", "ws", "ws", "ws"]  # no filter audits
+    service.audit.close()

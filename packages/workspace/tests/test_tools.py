@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from sciencediscovery.tools.definitions import ToolAction, ToolDefinition, ToolOutput
+from sciencediscovery.workspace import Workspace, workspace_tools
 
 Tools = dict[str, ToolDefinition]
 Invoke = Callable[[ToolDefinition, Mapping[str, Any]], ToolOutput]
@@ -178,3 +179,41 @@ def test_write_refusals(invoke: Invoke, tools: Tools, tree: Path, path: str, kin
     assert (tree / "outside" / "passwd").read_text() == OUTSIDE + "\n"
     assert not (tree / "outside" / "new.txt").exists()
     assert (tree / "ro" / "data.csv").read_text() == "x,y\n1,2\n"
+
+
+def _hide_secret(calls: list[tuple[str, str]]) -> Callable[[str, str], bool]:
+    def entry_filter(tool_name: str, display_path: str) -> bool:
+        calls.append((tool_name, display_path))
+        return not (display_path == "ws/secret" or display_path.startswith("ws/secret/"))
+
+    return entry_filter
+
+
+def test_an_entry_filter_hides_refused_entries_from_list_and_search(
+    invoke: Invoke, workspace: Workspace, tree: Path
+) -> None:
+    calls: list[tuple[str, str]] = []
+    tools = {tool.name: tool for tool in workspace_tools(workspace, entry_filter=_hide_secret(calls))}
+    listing = invoke(tools["list_files"], {"path": "ws", "recursive": True}).content.splitlines()
+    assert "ws/public/nested/b.txt  22 bytes" in listing
+    assert not any(line.startswith("ws/secret") for line in listing)
+    assert ("list_files", "ws/secret/key.txt") in calls
+    for search in ({"path": "ws", "pattern": "CONTENT"}, {"path": "ws", "pattern": ".", "regex": True}):
+        output = invoke(tools["search_files"], search)
+        assert SECRET not in output.content
+        assert "ws/secret" not in output.content
+    assert ("search_files", "ws/secret/key.txt") in calls
+    assert {tool for tool, _path in calls} == {"list_files", "search_files"}  # read/write are not filtered
+    assert invoke(tools["read_file"], {"path": "ws/secret/key.txt"}).content == SECRET  # the gate decides those
+
+
+def test_refused_entries_do_not_count_against_the_bounds(invoke: Invoke, workspace: Workspace, tree: Path) -> None:
+    for name in ("a", "b", "c"):
+        (tree / "ws" / "secret" / f"{name}.txt").write_text(SECRET + "\n")
+    tools = {tool.name: tool for tool in workspace_tools(workspace, entry_filter=_hide_secret([]))}
+    listing = invoke(tools["list_files"], {"path": "ws/secret", "max_entries": 1})
+    assert listing.content == "(empty directory)"
+    assert listing.metadata["truncated"] is False
+    search = invoke(tools["search_files"], {"path": "ws/secret", "pattern": "CONTENT", "max_results": 1})
+    assert search.content == "(no matches)"
+    assert search.metadata["files_scanned"] == 0

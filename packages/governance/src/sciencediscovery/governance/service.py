@@ -112,9 +112,23 @@ class PermissionService:
             return self._final(call, False, reason, verdict.source, epoch_id)
         return await self._ask(call, reason, verdict.source, waits)
 
+    def is_denied(self, tool: str, specifier: str, *, action: ToolAction | str = ToolAction.READ) -> bool:
+        """Whether a call of ``tool`` on ``specifier`` would surely be refused: a deny rule matches it, or
+        the current epoch's limits (read-only mounts for ``action`` write, the network policy) refuse it.
+
+        Side-effect free: nothing is audited, queued or granted, and grants (which never override a deny
+        rule or a limit) are not consulted. What the default or an ``ask`` would decide is not "denied".
+        It only reads the current rules and epoch, so an entry filter may call it from a worker thread.
+        """
+        call = _Call("", "", tool, ToolAction(action).value, specifier)
+        if self._epoch_limit(call) is not None:
+            return True
+        verdict = self.rules.evaluate(tool, specifier)
+        return verdict.effect is Effect.DENY and verdict.rule is not None
+
     def _epoch_limit(self, call: _Call) -> str | None:
         if call.action == ToolAction.WRITE.value:
-            first = (specifiers.exact_view(call.specifier) or "").split("/", 1)[0]
+            first = specifiers.lexical_view(call.specifier).split("/", 1)[0]
             mount = self._epoch.mount(first)
             if mount is not None and mount.mode is MountMode.READ_ONLY:
                 return f"mount {mount.name!r} is read-only in epoch {self._epoch.epoch_id}"

@@ -5,8 +5,11 @@ path such as ``data/raw.csv``, ``domain:ncbi.nlm.nih.gov``, or ``*``). Each is
 seen through two views:
 
 * the **exact** view (allow rules and grants): Unicode NFC, ``.`` segments and
-  duplicate or trailing slashes removed, ``..`` resolved lexically. A path that
-  climbs above its root has no exact view, so nothing can allow it.
+  duplicate or trailing slashes removed. A specifier with a ``..`` segment
+  (between ``/`` or ``\\``, also spelled ``%2e%2e``, ``.%2e`` or ``%2e.``) has no
+  exact view, so nothing can allow it: resolving it lexically would let a URL
+  such as ``http://a/../b/x`` (fetched from host ``a``) meet an allow rule for
+  ``http://b/**``. Workspace tools pass already resolved paths, which hold no ``..``.
 * the **broad** view (deny and ask rules): additionally NFKC, case-folded,
   ``\\`` read as ``/``, invisible format characters removed, trailing dots and
   spaces of segments removed, and ``..`` clamped at the root. Look-alike,
@@ -59,6 +62,14 @@ def _domain(text: str) -> str | None:
         return None
 
 
+_DOT_DOT_SEGMENT = re.compile(r"(?:^|[/\\])(?:\.|%2e){2}(?=$|[/\\])", re.IGNORECASE)
+
+
+def has_dot_dot_segment(text: str) -> bool:
+    """Whether ``text`` has a ``..`` segment (separated by ``/`` or ``\\``; ``%2e`` counts as a dot)."""
+    return _DOT_DOT_SEGMENT.search(text) is not None
+
+
 def exact_view(specifier: str) -> str | None:
     """The specifier as allow rules and grants see it, or ``None`` when it cannot be allowed."""
     text = unicodedata.normalize("NFC", specifier)
@@ -68,7 +79,15 @@ def exact_view(specifier: str) -> str | None:
         return _domain(text)
     if any(unicodedata.category(ch) in ("Cf", "Cc") for ch in text):
         return None
+    if has_dot_dot_segment(text):
+        return None
     return _clean_segments(text, clamp=False)
+
+
+def lexical_view(specifier: str) -> str:
+    """``..`` resolved lexically and clamped at the root (NFC, no folding): only for finding the mount a
+    specifier names, to apply the epoch's limits, never for allowing."""
+    return _clean_segments(unicodedata.normalize("NFC", specifier), clamp=True) or ""
 
 
 def broad_view(specifier: str) -> str:
@@ -93,7 +112,7 @@ def normalize_pattern(pattern: str, *, broad: bool) -> str:
         return DOMAIN_PREFIX + ("*." if wildcard else "") + normalized
     view = broad_view(pattern) if broad else exact_view(pattern)
     if view is None:
-        raise ValueError("the pattern climbs above its root with '..' or holds invisible characters")
+        raise ValueError("the pattern climbs above its root or has a '..' segment, or holds invisible characters")
     for segment in view.split("/"):
         if "**" in segment and segment != "**":
             raise ValueError("'**' must be a whole path segment")

@@ -13,7 +13,7 @@ import os
 import re
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -24,6 +24,9 @@ from .paths import ResolvedPath
 
 BINARY_PROBE = 8192
 MAX_LINE_CHARS = 2000
+
+Visible = Callable[[str], bool]
+"""Whether an entry found below the target (given by its display path) may be shown; ``None`` shows all."""
 
 
 @attrs.frozen
@@ -59,15 +62,21 @@ def _entry(path: Path, relative: str) -> str:
     return f"{relative}  {info.st_size} bytes"
 
 
-def list_entries(target: ResolvedPath, *, recursive: bool, max_entries: int) -> Listing:
-    """Entries under a directory (``name/`` for directories, ``name@`` for symlinks, which are not followed)."""
+def list_entries(target: ResolvedPath, *, recursive: bool, max_entries: int, visible: Visible | None = None) -> Listing:
+    """Entries under a directory (``name/`` for directories, ``name@`` for symlinks, which are not followed).
+
+    Entries ``visible`` refuses are left out (and not counted against ``max_entries``).
+    """
     if not target.host.is_dir():
         raise FileAccessError(target.display, "is not a directory")
     entries: list[str] = []
     for path in _walk(target, target.host, recursive=recursive):
+        display = target.child(path).display
+        if visible is not None and not visible(display):
+            continue
         if len(entries) == max_entries:
             return Listing(tuple(entries), True)
-        entries.append(_entry(path, target.child(path).display))
+        entries.append(_entry(path, display))
     return Listing(tuple(entries), False)
 
 
@@ -150,9 +159,18 @@ def read_lines(
 
 
 def search(
-    target: ResolvedPath, *, pattern: re.Pattern[str], max_results: int, max_files: int, max_file_bytes: int
+    target: ResolvedPath,
+    *,
+    pattern: re.Pattern[str],
+    max_results: int,
+    max_files: int,
+    max_file_bytes: int,
+    visible: Visible | None = None,
 ) -> SearchResult:
-    """Matching lines as ``path:line: text`` under a file or directory; symlinks are skipped."""
+    """Matching lines as ``path:line: text`` under a file or directory; symlinks are skipped.
+
+    Files ``visible`` refuses are not opened, so none of their lines can match (nor count as scanned).
+    """
     if target.host.is_dir():
         walk = _walk(target, target.host, recursive=True)
         files: Iterator[Path] = (p for p in walk if p.is_file() and not p.is_symlink())
@@ -161,14 +179,17 @@ def search(
     matches: list[str] = []
     scanned = 0
     for path in files:
+        found = target.child(path)
+        if visible is not None and not visible(found.display):
+            continue
         if scanned == max_files:
             return SearchResult(tuple(matches), True, scanned)
         scanned += 1
-        for line_number, line in _text_lines(target.child(path), max_file_bytes):
+        for line_number, line in _text_lines(found, max_file_bytes):
             if pattern.search(line):
                 if len(matches) == max_results:
                     return SearchResult(tuple(matches), True, scanned)
-                matches.append(f"{target.child(path).display}:{line_number}: {line[:MAX_LINE_CHARS]}")
+                matches.append(f"{found.display}:{line_number}: {line[:MAX_LINE_CHARS]}")
     return SearchResult(tuple(matches), False, scanned)
 
 

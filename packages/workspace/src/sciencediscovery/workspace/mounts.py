@@ -7,7 +7,10 @@
 
 ``name`` is the first segment of every workspace path (``data/raw.csv``);
 ``mode`` defaults to ``read_only``. The host path must be an existing
-directory; it is stored fully resolved (symlinks followed).
+directory; it is stored fully resolved (symlinks followed). Mounts must not
+overlap: a root equal to or inside another mount's root is refused, because a
+path is resolved in the mount its first segment names, so a read-write parent
+would otherwise reach into a read-only child (``proj/data/x`` past ``data``).
 """
 
 from __future__ import annotations
@@ -79,4 +82,18 @@ def mounts_from_settings(value: Iterable[Any] | None) -> tuple[Mount, ...]:
         if mount.name in seen:
             raise MountConfigError(f"[{index}].name", f"duplicate mount name {mount.name!r}")
         seen.add(mount.name)
+    for index, mount in enumerate(mounts):
+        for earlier, other in enumerate(mounts[:index]):
+            if _overlap(mount.root, other.root):
+                relation = "is the same directory as" if mount.root == other.root else "overlaps"
+                raise MountConfigError(
+                    f"[{index}].path",
+                    f"mount {mount.name!r} ({mount.root}) {relation} mount {other.name!r} "
+                    f"(workspace_mounts[{earlier}], {other.root}); mounts must not be equal or nested",
+                )
     return mounts
+
+
+def _overlap(first: Path, second: Path) -> bool:
+    """Whether one resolved root is equal to or inside the other."""
+    return first == second or first.is_relative_to(second) or second.is_relative_to(first)

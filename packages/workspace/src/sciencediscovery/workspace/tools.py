@@ -5,6 +5,14 @@ so governance rules such as ``read_file(data/**)`` match what is really
 touched. Path refusals, read-only mounts and unusable files come back as tool
 errors the model can read (``error_kind`` ``path_refused``, ``read_only_mount``,
 ``file_error``); file work runs in a worker thread.
+
+An optional entry filter (``settings["workspace_entry_filter"]``, a callable
+``(tool_name, display_path) -> bool``) hides what a call's own specifier does
+not name: ``list_files`` leaves out, and ``search_files`` neither opens nor
+reports, every entry below the target whose display path the filter refuses
+(returns False for). The composition root passes one that asks governance
+whether a deny rule would refuse that path, so a deny rule on ``data/secret/**``
+also holds for ``search_files(data)``; this package does not import governance.
 """
 
 from __future__ import annotations
@@ -31,23 +39,37 @@ MAX_WRITE_BYTES = 10 * 1024 * 1024
 
 _PATH = {"type": "string", "minLength": 1, "description": "Workspace path: <mount>/<path inside the mount>."}
 
-Operation = Callable[[Workspace, Mapping[str, Any]], ToolOutput]
+EntryFilter = Callable[[str, str], bool]
+"""``(tool_name, display_path) -> bool``: False hides that entry from ``list_files`` and ``search_files``."""
+
+Operation = Callable[[Workspace, Mapping[str, Any], files.Visible | None], ToolOutput]
 
 
-def _handler(workspace: Workspace, operation: Operation) -> Callable[[ToolInvocation], Awaitable[ToolOutput]]:
+def _visible(entry_filter: EntryFilter | None, tool_name: str) -> files.Visible | None:
+    if entry_filter is None:
+        return None
+    return lambda display: bool(entry_filter(tool_name, display))
+
+
+def _handler(
+    workspace: Workspace, operation: Operation, visible: files.Visible | None = None
+) -> Callable[[ToolInvocation], Awaitable[ToolOutput]]:
     async def handle(invocation: ToolInvocation) -> ToolOutput:
         try:
-            return await asyncio.to_thread(operation, workspace, invocation.arguments)
+            return await asyncio.to_thread(operation, workspace, invocation.arguments, visible)
         except WorkspaceError as error:
             return ToolOutput(content=str(error), is_error=True, error_kind=error.kind)
 
     return handle
 
 
-def _list(workspace: Workspace, arguments: Mapping[str, Any]) -> ToolOutput:
+def _list(workspace: Workspace, arguments: Mapping[str, Any], visible: files.Visible | None) -> ToolOutput:
     target = workspace.resolve(arguments["path"])
     listing = files.list_entries(
-        target, recursive=arguments.get("recursive", False), max_entries=arguments.get("max_entries", 200)
+        target,
+        recursive=arguments.get("recursive", False),
+        max_entries=arguments.get("max_entries", 200),
+        visible=visible,
     )
     lines = list(listing.entries) or ["(empty directory)"]
     if listing.truncated:
@@ -55,7 +77,7 @@ def _list(workspace: Workspace, arguments: Mapping[str, Any]) -> ToolOutput:
     return ToolOutput("\n".join(lines), {"path": target.display, "truncated": listing.truncated})
 
 
-def _read(workspace: Workspace, arguments: Mapping[str, Any]) -> ToolOutput:
+def _read(workspace: Workspace, arguments: Mapping[str, Any], _visible: files.Visible | None) -> ToolOutput:
     target = workspace.resolve(arguments["path"])
     start, end = arguments.get("start_line", 1), arguments.get("end_line")
     if end is not None and end < start:
@@ -82,7 +104,7 @@ def _compile(arguments: Mapping[str, Any]) -> re.Pattern[str]:
     return re.compile(text if arguments.get("regex", False) else re.escape(text), flags)
 
 
-def _search(workspace: Workspace, arguments: Mapping[str, Any]) -> ToolOutput:
+def _search(workspace: Workspace, arguments: Mapping[str, Any], visible: files.Visible | None) -> ToolOutput:
     target = workspace.resolve(arguments["path"])
     try:
         pattern = _compile(arguments)
@@ -96,6 +118,7 @@ def _search(workspace: Workspace, arguments: Mapping[str, Any]) -> ToolOutput:
         max_results=arguments.get("max_results", 100),
         max_files=MAX_SEARCH_FILES,
         max_file_bytes=MAX_SEARCH_FILE_BYTES,
+        visible=visible,
     )
     lines = list(result.matches) or ["(no matches)"]
     if result.truncated:
@@ -104,7 +127,7 @@ def _search(workspace: Workspace, arguments: Mapping[str, Any]) -> ToolOutput:
     return ToolOutput("\n".join(lines), metadata)
 
 
-def _write(workspace: Workspace, arguments: Mapping[str, Any]) -> ToolOutput:
+def _write(workspace: Workspace, arguments: Mapping[str, Any], _visible: files.Visible | None) -> ToolOutput:
     target = workspace.resolve_for_write(arguments["path"])
     if len(arguments["content"].encode("utf-8")) > MAX_WRITE_BYTES:
         return ToolOutput(f"content exceeds {MAX_WRITE_BYTES} bytes", is_error=True, error_kind="invalid_arguments")
@@ -117,8 +140,11 @@ def _schema(properties: Mapping[str, Any], required: list[str]) -> dict[str, Any
     return {"type": "object", "properties": dict(properties), "required": required, "additionalProperties": False}
 
 
-def workspace_tools(workspace: Workspace) -> list[ToolDefinition]:
-    """The four tools over ``workspace``; descriptions name the mounts."""
+def workspace_tools(workspace: Workspace, *, entry_filter: EntryFilter | None = None) -> list[ToolDefinition]:
+    """The four tools over ``workspace``; descriptions name the mounts.
+
+    ``entry_filter`` (see the module docstring) hides refused entries from ``list_files`` and ``search_files``.
+    """
     mounts = ", ".join(f"{m.name} ({m.mode.value})" for m in workspace.mounts.values())
 
     def specifier(arguments: Mapping[str, Any]) -> str:
@@ -136,7 +162,7 @@ def workspace_tools(workspace: Workspace) -> list[ToolDefinition]:
                 },
                 ["path"],
             ),
-            handler=_handler(workspace, _list),
+            handler=_handler(workspace, _list, _visible(entry_filter, "list_files")),
             action=ToolAction.READ,
             read_only=True,
             specifier=specifier,
@@ -171,7 +197,7 @@ def workspace_tools(workspace: Workspace) -> list[ToolDefinition]:
                 },
                 ["path", "pattern"],
             ),
-            handler=_handler(workspace, _search),
+            handler=_handler(workspace, _search, _visible(entry_filter, "search_files")),
             action=ToolAction.READ,
             read_only=True,
             specifier=specifier,
