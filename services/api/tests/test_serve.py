@@ -56,3 +56,38 @@ def test_one_platform_per_data_directory(tmp_path: Path) -> None:
         Platform(settings)
     first.close()
     Platform(settings).close()  # released with close()
+
+
+def test_searches_leave_out_what_a_deny_rule_protects(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    (workspace / "secret").mkdir(parents=True)
+    (workspace / "secret" / "key.txt").write_text("TOP-SECRET-TOKEN")
+    (workspace / "notes.txt").write_text("TOP notes")
+    script = tmp_path / "script.json"
+    search = {"path": "workspace", "pattern": "TOP"}
+    script.write_text(
+        json.dumps(
+            {
+                "turns": [
+                    {"tool_calls": [{"id": "s1", "name": "search_files", "arguments": search}]},
+                    {"content": "done"},
+                ]
+            }
+        )
+    )
+    settings = ServiceSettings.load(
+        data_dir=tmp_path / "data",
+        model=f"scripted:{script}",
+        workspace=workspace,
+        environ={
+            "SCIENCEDISCOVERY_DISABLE_PLUGINS": "hello",
+            "SCIENCE_AGENT_PERMISSION_ALLOW": "search_files(*)",
+            "SCIENCE_AGENT_PERMISSION_DENY": "read_file(workspace/secret/**)",
+        },
+    )
+    platform = Platform(settings)
+    summary = asyncio.run(platform.run_new({"objective": "Search"}))
+    [result] = [m for m in platform.store.load_history(summary.context_id) if m.tool_call_id == "s1"]
+    assert "TOP notes" in result.content
+    assert "TOP-SECRET-TOKEN" not in result.content
+    platform.close()

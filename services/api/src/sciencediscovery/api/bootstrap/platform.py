@@ -149,7 +149,11 @@ class Platform:
         workspace = {"workspace_dir": str(self.settings.workspace)} if self.settings.workspace else {}
         profiles = {"profiles": self.settings.profiles} if self.settings.profiles is not None else {}
         governance = (
-            {"permission_service": self.permissions, "governance_summary": self.governance_summary}
+            {
+                "permission_service": self.permissions,
+                "governance_summary": self.governance_summary,
+                "workspace_entry_filter": self.entry_visible,
+            }
             if self.permissions is not None
             else {}
         )
@@ -184,6 +188,11 @@ class Platform:
             self.plugin_manager, {**settings, OUTPUT_STORE_SETTING: MemoryToolOutputStore()}
         )
         return [tool for name in registry.names if (tool := registry.get(name)) is not None]
+
+    def entry_visible(self, tool: str, path: str) -> bool:
+        """Directory listings and searches leave out entries a deny rule protects (for the tool, or for read_file)."""
+        assert self.permissions is not None
+        return not (self.permissions.is_denied(tool, path) or self.permissions.is_denied("read_file", path))
 
     def governance_summary(self) -> dict[str, Any]:
         """The governance section's data, read every turn: epoch, rules, grants and how code runs here."""
