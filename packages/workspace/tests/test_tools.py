@@ -217,3 +217,35 @@ def test_refused_entries_do_not_count_against_the_bounds(invoke: Invoke, workspa
     search = invoke(tools["search_files"], {"path": "ws/secret", "pattern": "CONTENT", "max_results": 1})
     assert search.content == "(no matches)"
     assert search.metadata["files_scanned"] == 0
+
+
+def test_a_catastrophic_regex_is_stopped_and_never_stalls_the_event_loop(tree, tools: Tools) -> None:
+    """Found in review: `(a|aa)+$` on 'a'*40+'!' held the GIL for a minute, blocking every other run."""
+    import asyncio
+
+    from sciencediscovery.runtime_core import CollectingSink, ExternalWaits, ToolCall, TurnContext
+    from sciencediscovery.tools.definitions import ToolInvocation
+
+    sink = CollectingSink()
+    context = TurnContext("run-1", "ctx-1", 1, sink, ExternalWaits("run-1", "ctx-1", sink.emit))
+    (tree / "ws" / "public" / "bomb.txt").write_text("a" * 60 + "!\n")
+    arguments = {"path": "ws/public/bomb.txt", "pattern": "(a|aa)+$", "regex": True}
+    invocation = ToolInvocation(ToolCall("call-1", "search_files", arguments), arguments, context)
+
+    async def scenario() -> tuple[ToolOutput, int]:
+        ticks = 0
+
+        async def heartbeat() -> None:
+            nonlocal ticks
+            while True:
+                await asyncio.sleep(0.05)
+                ticks += 1
+
+        beat = asyncio.create_task(heartbeat())
+        output = await tools["search_files"].handler(invocation)
+        beat.cancel()
+        return output, ticks
+
+    output, ticks = asyncio.run(scenario())
+    assert "the pattern took longer than" in output.content  # stopped by the search budget
+    assert ticks >= 10  # the loop kept running while the pattern was evaluated (it stood still before the fix)

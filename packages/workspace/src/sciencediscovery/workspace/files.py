@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import stat
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
 import attrs
+import regex
 
 from .errors import FileAccessError
 from .paths import ResolvedPath
@@ -48,6 +49,12 @@ class SearchResult:
     matches: tuple[str, ...]
     truncated: bool
     files_scanned: int
+    timed_out: bool = False
+
+
+SEARCH_SECONDS = 2.0
+"""Budget for evaluating one search's pattern. The `regex` engine enforces it and releases the GIL while
+matching, so a catastrophic pattern can neither outlive the tool nor stall the event loop."""
 
 
 def _entry(path: Path, relative: str) -> str:
@@ -161,7 +168,7 @@ def read_lines(
 def search(
     target: ResolvedPath,
     *,
-    pattern: re.Pattern[str],
+    pattern: regex.Pattern[str],
     max_results: int,
     max_files: int,
     max_file_bytes: int,
@@ -178,6 +185,7 @@ def search(
         files = iter([target.host])
     matches: list[str] = []
     scanned = 0
+    deadline = time.monotonic() + SEARCH_SECONDS
     for path in files:
         found = target.child(path)
         if visible is not None and not visible(found.display):
@@ -186,7 +194,11 @@ def search(
             return SearchResult(tuple(matches), True, scanned)
         scanned += 1
         for line_number, line in _text_lines(found, max_file_bytes):
-            if pattern.search(line):
+            try:
+                hit = pattern.search(line, timeout=max(deadline - time.monotonic(), 0.001), concurrent=True)
+            except TimeoutError:
+                return SearchResult(tuple(matches), True, scanned, timed_out=True)
+            if hit:
                 if len(matches) == max_results:
                     return SearchResult(tuple(matches), True, scanned)
                 matches.append(f"{found.display}:{line_number}: {line[:MAX_LINE_CHARS]}")

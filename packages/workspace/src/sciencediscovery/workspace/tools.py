@@ -18,9 +18,10 @@ also holds for ``search_files(data)``; this package does not import governance.
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
+
+import regex
 
 from sciencediscovery.tools.definitions import ToolAction, ToolDefinition, ToolInvocation, ToolOutput
 
@@ -98,17 +99,17 @@ def _read(workspace: Workspace, arguments: Mapping[str, Any], _visible: files.Vi
     return ToolOutput(result.text, metadata)
 
 
-def _compile(arguments: Mapping[str, Any]) -> re.Pattern[str]:
+def _compile(arguments: Mapping[str, Any]) -> regex.Pattern[str]:
     text = arguments["pattern"]
-    flags = 0 if arguments.get("case_sensitive", True) else re.IGNORECASE
-    return re.compile(text if arguments.get("regex", False) else re.escape(text), flags)
+    flags = 0 if arguments.get("case_sensitive", True) else regex.IGNORECASE
+    return regex.compile(text if arguments.get("regex", False) else regex.escape(text), flags)
 
 
 def _search(workspace: Workspace, arguments: Mapping[str, Any], visible: files.Visible | None) -> ToolOutput:
     target = workspace.resolve(arguments["path"])
     try:
         pattern = _compile(arguments)
-    except re.error as error:
+    except regex.error as error:
         return ToolOutput(
             f"pattern is not a valid regular expression: {error}", is_error=True, error_kind="invalid_arguments"
         )
@@ -121,7 +122,12 @@ def _search(workspace: Workspace, arguments: Mapping[str, Any], visible: files.V
         visible=visible,
     )
     lines = list(result.matches) or ["(no matches)"]
-    if result.truncated:
+    if result.timed_out:
+        lines.append(
+            f"... stopped: the pattern took longer than {files.SEARCH_SECONDS:g} s to evaluate "
+            f"(after {result.files_scanned} files); simplify it"
+        )
+    elif result.truncated:
         lines.append(f"... truncated after {len(result.matches)} matches in {result.files_scanned} files")
     metadata = {"path": target.display, "truncated": result.truncated, "files_scanned": result.files_scanned}
     return ToolOutput("\n".join(lines), metadata)
