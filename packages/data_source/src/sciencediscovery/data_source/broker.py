@@ -9,6 +9,7 @@ through ``asyncio.wrap_future``; cancelling the caller cancels the request on th
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 import threading
 from collections.abc import Callable, Coroutine, Mapping
@@ -64,10 +65,15 @@ class McpBroker:
         except KeyError:
             raise UnknownServerError(name, sorted(self.sources.servers)) from None
 
+    def pin_key(self, name: str) -> str:
+        """Where a server's approval is kept: its name and a digest of its exact command, env and location,
+        so an approval never carries over to a changed configuration (another command, an added LD_PRELOAD)."""
+        digest = hashlib.sha256(self.server(name).permission_specifier.encode()).hexdigest()[:16]
+        return f"{name}#{digest}"
+
     def approved_tools(self, name: str) -> tuple[RemoteTool, ...] | None:
-        """The approved tool list of server ``name`` (``None`` before its first approval)."""
-        self.server(name)
-        return self.pins.approved(name)
+        """The approved tool list of server ``name`` as configured now (``None`` before its first approval)."""
+        return self.pins.approved(self.pin_key(name))
 
     def withheld(self, name: str) -> ToolListChange:
         """How the server's live list differs from the approved one, as last seen (empty if unchanged)."""
@@ -90,8 +96,8 @@ class McpBroker:
 
     async def _approve(self, name: str) -> ToolListChange:
         live = await self._connections[name].list_tools()
-        change = diff(self.pins.approved(name) or (), live)
-        self.pins.approve(name, live)
+        change = diff(self.approved_tools(name) or (), live)
+        self.pins.approve(self.pin_key(name), live)
         self._withheld.pop(name, None)
         return change
 
@@ -179,7 +185,7 @@ class McpBroker:
         async with self._list_locks[server]:
             self._connections[server].list_stale = False
             live = await self._connections[server].list_tools()
-        change = diff(self.pins.approved(server) or (), live)
+        change = diff(self.approved_tools(server) or (), live)
         if not change:
             self._withheld.pop(server, None)
             return
