@@ -259,7 +259,11 @@ def list_tools_command(workspace: str | None) -> None:
     from .bootstrap.platform import Platform
 
     platform = Platform.from_options(workspace=workspace)
+    try:
+        catalog = platform.tool_catalog()
+    finally:
+        platform.close()
     table = Table("tool", "source", "action", "deferred", "description")
-    for tool in platform.tool_catalog():
+    for tool in catalog:
         table.add_row(tool.name, tool.source, tool.action.value, "yes" if tool.deferred else "", tool.description[:80])
     wide_console().print(table)
