@@ -15,7 +15,6 @@ from .downloads import (
     UrlPolicy,
     UrlVerdict,
     domain_specifier,
-    normalize_host,
 )
 from .errors import (
     ArtifactError,
@@ -54,6 +53,5 @@ __all__ = [
     "classify",
     "domain_specifier",
     "media_type_of",
-    "normalize_host",
     "open_store",
 ]

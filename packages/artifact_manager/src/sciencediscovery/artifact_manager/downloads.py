@@ -10,11 +10,8 @@ from __future__ import annotations
 
 import enum
 import hashlib
-import ipaddress
 import os
 import re
-import socket
-import unicodedata
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
@@ -23,6 +20,8 @@ from urllib.parse import urlsplit
 
 import attrs
 import httpx
+
+from sciencediscovery.tools.hosts import normalize_host
 
 from .classify import SNIFF_BYTES
 from .errors import InvalidArtifactRequestError, InvalidTransitionError, UnknownArtifactError
@@ -49,8 +48,6 @@ TRANSITIONS: Mapping[DownloadState, frozenset[DownloadState]] = {
 MAX_REDIRECTS = 5
 """Redirects followed within the approved origin (scheme, host and port); another origin fails the download."""
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
-_LABEL = re.compile(r"^(?!-)[a-z0-9_-]{1,63}(?<!-)$")
-_NUMERIC_V4 = re.compile(r"^[0-9a-fx.]+$")
 
 
 class UrlVerdict(Protocol):
@@ -71,46 +68,6 @@ class UrlPolicy(Protocol):
     """
 
     def check_url(self, url: str) -> UrlVerdict: ...
-
-
-def _parse_address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
-    try:
-        return ipaddress.ip_address(text.split("%", 1)[0] if ":" in text else text)
-    except ValueError:
-        pass
-    lowered = text.lower().rstrip(".")
-    if lowered and _NUMERIC_V4.match(lowered) and lowered[0].isdigit():
-        try:
-            return ipaddress.IPv4Address(socket.inet_aton(lowered))
-        except OSError:
-            return None
-    return None
-
-
-def normalize_host(host: str) -> str:
-    """``host`` as the network policy reads it: an IP address in standard notation (legacy IPv4 spellings
-    such as ``127.1`` or ``0x7f.0.0.1`` included) or a lower-case ASCII (punycode) name without trailing dot.
-
-    The same normalisation as governance's ``normalize_host`` (kept here so this package does not
-    depend on governance); raises ``ValueError`` for a host that cannot name anything.
-    """
-    text = unicodedata.normalize("NFKC", host).strip()
-    if text.startswith("[") and text.endswith("]"):
-        text = text[1:-1]
-    address = _parse_address(text)
-    if address is not None:
-        return str(address)
-    text = text.lower().rstrip(".")
-    if not text:
-        raise ValueError("empty host")
-    try:
-        ascii_host = text.encode("idna").decode("ascii").lower()
-    except UnicodeError as error:
-        raise ValueError(f"not a valid host name ({error})") from None
-    if len(ascii_host) > 253 or not all(_LABEL.match(label) for label in ascii_host.split(".")):
-        raise ValueError("not a valid host name")
-    address = _parse_address(ascii_host)
-    return str(address) if address is not None else ascii_host
 
 
 def domain_specifier(url: object) -> str:

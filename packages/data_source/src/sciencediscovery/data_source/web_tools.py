@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-from sciencediscovery.governance.network import normalize_host
 from sciencediscovery.runtime_core import TRUST_KEY
 from sciencediscovery.tools import ToolAction, ToolDefinition, ToolInvocation, ToolOutput, Trust
+from sciencediscovery.tools.hosts import normalize_host
 
 from .config import WebSource
 from .errors import WebFetchError

@@ -22,21 +22,18 @@ from __future__ import annotations
 import enum
 import ipaddress
 import re
-import socket
-import unicodedata
 import urllib.parse
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 import attrs
 
+from sciencediscovery.tools.hosts import IPAddress, normalize_host, parse_address
+
 from .errors import NetworkPolicyError
 
-IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
-_LABEL = re.compile(r"^(?!-)[a-z0-9_-]{1,63}(?<!-)$")
-_NUMERIC_V4 = re.compile(r"^[0-9a-fx.]+$")
 _AMBIGUOUS = re.compile(r"[\\\s\x00-\x1f\x7f]")
 
 
@@ -53,51 +50,6 @@ class NetworkDecision:
 
     allowed: bool
     reason: str
-
-
-class _InvalidHost(ValueError):
-    pass
-
-
-def normalize_host(host: str) -> str:
-    """The canonical form of ``host``: an IP address in standard notation or an ASCII (punycode) name.
-
-    Raises ``ValueError`` for a host that cannot name anything (empty labels,
-    forbidden characters, over-long labels).
-    """
-    text = unicodedata.normalize("NFKC", host).strip()
-    if text.startswith("[") and text.endswith("]"):
-        text = text[1:-1]
-    address = _parse_address(text)
-    if address is not None:
-        return str(address)
-    text = text.lower().rstrip(".")
-    if not text:
-        raise _InvalidHost("empty host")
-    try:
-        ascii_host = text.encode("idna").decode("ascii")
-    except UnicodeError as error:
-        raise _InvalidHost(f"not a valid host name ({error})") from None
-    ascii_host = ascii_host.lower()
-    if len(ascii_host) > 253 or not all(_LABEL.match(label) for label in ascii_host.split(".")):
-        raise _InvalidHost("not a valid host name")
-    address = _parse_address(ascii_host)
-    return str(address) if address is not None else ascii_host
-
-
-def _parse_address(text: str) -> IPAddress | None:
-    """``text`` as an IP address, accepting the legacy IPv4 spellings resolvers accept."""
-    try:
-        return ipaddress.ip_address(text.split("%", 1)[0] if ":" in text else text)
-    except ValueError:
-        pass
-    lowered = text.lower().rstrip(".")
-    if lowered and _NUMERIC_V4.match(lowered) and lowered[0].isdigit():
-        try:
-            return ipaddress.IPv4Address(socket.inet_aton(lowered))
-        except OSError:
-            return None
-    return None
 
 
 def _unwrap(address: IPAddress) -> IPAddress:
@@ -121,13 +73,13 @@ def _domain_pattern(field: str, pattern: str) -> str:
     text = pattern.strip()
     wildcard = text.startswith("*.")
     body = text[2:] if wildcard else text
-    if "*" in body or "/" in body or (":" in body.strip("[]") and _parse_address(body.strip("[]")) is None):
+    if "*" in body or "/" in body or (":" in body.strip("[]") and parse_address(body.strip("[]")) is None):
         raise NetworkPolicyError(field, pattern, "only a leading '*.' wildcard is supported")
     try:
         host = normalize_host(body)
     except ValueError as error:
         raise NetworkPolicyError(field, pattern, str(error)) from None
-    if wildcard and _parse_address(host) is not None:
+    if wildcard and parse_address(host) is not None:
         raise NetworkPolicyError(field, pattern, "a '*.' rule needs a domain suffix, not an address")
     return f"*.{host}" if wildcard else host
 
@@ -233,7 +185,7 @@ class NetworkPolicy:
             canonical = normalize_host(host)
         except ValueError as error:
             return NetworkDecision(False, f"invalid host {host!r}: {error}")
-        address = _parse_address(canonical)
+        address = parse_address(canonical)
         if canonical == "localhost" or canonical.endswith(".localhost"):
             address = ipaddress.IPv4Address("127.0.0.1")  # RFC 6761: always loopback
         if address is not None:
@@ -252,7 +204,7 @@ class NetworkPolicy:
 
     def check_address(self, address: str | IPAddress) -> NetworkDecision:
         """Check one resolved address: non-global addresses need an ``allowed_networks`` entry."""
-        parsed = address if not isinstance(address, str) else _parse_address(address.strip("[]"))
+        parsed = address if not isinstance(address, str) else parse_address(address.strip("[]"))
         if parsed is None:
             return NetworkDecision(False, f"not an IP address: {address!r}")
         effective = _unwrap(parsed)

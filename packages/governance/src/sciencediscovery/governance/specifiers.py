@@ -29,7 +29,7 @@ import functools
 import re
 import unicodedata
 
-from .network import normalize_host
+from sciencediscovery.tools.hosts import normalize_host
 
 DOMAIN_PREFIX = "domain:"
 
