@@ -396,3 +396,15 @@ def test_a_failing_sink_stops_every_running_tool_before_the_terminal_result():
     assert finished == []
     check_pairing(result.history)
     assert [e.kind for e in sink.events][-1] == "run_finished"
+
+
+def test_scripted_model_steps_may_be_async_functions_of_the_input():
+    seen = []
+
+    async def check(model_input):
+        seen.append(model_input.messages[-1].content)
+        return reply("checked")
+
+    result = run(build([check])[0], history=[Message.user("look at me")])
+    assert result.final_message == Message.assistant("checked")
+    assert seen == ["look at me"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import types
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 
 import attrs
 import pytest
@@ -31,11 +31,12 @@ from sciencediscovery.runtime_core import (
     RunRequest,
     RunResult,
     RuntimeBuilder,
-    TurnContext,
     TurnStarted,
     hookimpl,
     make_plugin_manager,
 )
+from sciencediscovery.runtime_core.testing import ListModelClient
+from sciencediscovery.runtime_core.testing import ScriptStep as Step
 from sciencediscovery.specialist import SpecialistRunner, supervise_child_runs
 from sciencediscovery.specialist import plugin as specialist_plugin
 from sciencediscovery.tools import plugin as tools_plugin
@@ -43,31 +44,13 @@ from sciencediscovery.tools.compose import build_tools
 from sciencediscovery.tools.definitions import ToolDefinition
 from sciencediscovery.tools.registry import ToolRegistry
 
-Step = ModelResponse | Exception | Callable[[ModelInput], Awaitable[ModelResponse]]
-
 
 def reply(text: str = "", *calls) -> ModelResponse:
     return ModelResponse(Message.assistant(text, calls))
 
 
-class ScriptedModel:
-    """Answers each call with the next step; a step may be an async function of the input (to block or check)."""
-
-    def __init__(self, script: list[Step]) -> None:
-        self.script = list(script)
-        self.inputs: list[ModelInput] = []
-
-    async def complete(self, model_input: ModelInput, context: TurnContext) -> ModelResponse:
-        self.inputs.append(model_input)
-        index = len(self.inputs) - 1
-        if index >= len(self.script):
-            raise AssertionError(f"scripted model has {len(self.script)} steps; call {index + 1} has none")
-        step = self.script[index]
-        if isinstance(step, Exception):
-            raise step
-        if isinstance(step, ModelResponse):
-            return step
-        return await step(model_input)
+ScriptedModel = ListModelClient
+"""Answers each call with the next step; a step may be an async function of the input (to block or check)."""
 
 
 def plugin_manager(*extra: object):

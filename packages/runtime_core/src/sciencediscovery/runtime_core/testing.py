@@ -6,6 +6,7 @@ answers from a list, and a dispatcher that calls plain async functions.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -14,7 +15,9 @@ from .history import Message, ToolCall, ToolSpec
 from .model_io import ModelInput, ModelResponse
 from .ports import AssembledContext, AssemblyRequest, TurnContext
 
-ScriptStep = ModelResponse | Exception | Callable[[ModelInput], ModelResponse]
+ScriptStep = (
+    ModelResponse | Exception | Callable[[ModelInput], ModelResponse] | Callable[[ModelInput], Awaitable[ModelResponse]]
+)
 
 
 class ScriptExhaustedError(RuntimeCoreError):
@@ -38,7 +41,8 @@ class ListModelClient:
     """Answers each call with the next step of a script.
 
     A step is a :class:`ModelResponse`, an exception to raise, or a function
-    of the model input returning a response.
+    (plain or async) of the model input returning a response; an async step
+    can block or check what the model was sent.
     """
 
     def __init__(self, script: Iterable[ScriptStep]) -> None:
@@ -55,7 +59,8 @@ class ListModelClient:
             raise step
         if isinstance(step, ModelResponse):
             return step
-        return step(model_input)
+        answer = step(model_input)
+        return await answer if inspect.isawaitable(answer) else answer
 
 
 def reply(text: str = "", *calls: ToolCall) -> ModelResponse:
